@@ -1,0 +1,135 @@
+/**
+ * Builds the restock application from a configuration, without listening on a port, so
+ * that tests and the server start it the same way.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import {
+  applyMethodOverride,
+  OVERRIDE_HEADER_NAMES,
+  registerMethodOverrideHooks,
+  wireMethod,
+} from './http/method-override.js';
+import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
+import { registerResourceRoutes } from './http/resource-routes.js';
+import { registerServiceRoutes } from './http/service-routes.js';
+import { RESOURCES } from './resources.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+
+export interface AppOptions {
+  config: Config;
+  /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
+  store?: Store;
+  /** Where JSON logs go (default stdout); `false` silences them. */
+  logStream?: { write(line: string): void } | false;
+}
+
+/** Builds the app and opens (and migrates) its store. Close the app to close the store. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const store =
+    options.store ??
+    (await openStore(
+      config.databaseUrl,
+      RESOURCES.map((r) => r.plural),
+    ));
+
+  const app = Fastify({
+    logger:
+      options.logStream === false
+        ? false
+        : { level: config.logLevel, serializers: { req: serializeRequest }, stream: options.logStream },
+    genReqId: requestId,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    // The override must change the method before the router sees it, and this callback is
+    // the one place Fastify offers before routing.
+    rewriteUrl(req) {
+      applyMethodOverride(req, config.methodOverride);
+      return req.url ?? '/';
+    },
+    frameworkErrors(error, request, reply) {
+      sendProblem(reply, request, toProblem(error, request.id));
+    },
+  });
+
+  if (!options.store) app.addHook('onClose', () => store.close());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerMethodOverrideHooks(app, config.methodOverride);
+  await app.register(cors, corsOptions(config));
+  registerJsonBodyParser(app, config);
+
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error as Error, request.id);
+    if (problem.kind === 'internal-error') request.log.error({ err: error }, 'request failed');
+    else if (problem.status === 503) request.log.warn({ err: error }, 'store unavailable');
+    return sendProblem(reply, request, problem);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
+  });
+
+  registerServiceRoutes(app, store, RESOURCES);
+  for (const resource of RESOURCES) registerResourceRoutes(app, resource, store.collection(resource.plural));
+  return app;
+}
+
+/** Takes the caller's `X-Request-Id` when it is a sane token, else makes one. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** What the access log records of a request: both the wire and the effective method. */
+function serializeRequest(request: { method: string; url: string; raw?: IncomingMessage; ip?: string }) {
+  return {
+    method: request.method,
+    wireMethod: request.raw ? wireMethod(request.raw) : request.method,
+    url: request.url,
+    remoteAddress: request.ip,
+  };
+}
+
+/**
+ * CORS through @fastify/cors. Real preflights (OPTIONS with Origin and
+ * Access-Control-Request-Method) are answered by the plugin; any other OPTIONS reaches the
+ * route, which answers with `Allow`.
+ */
+function corsOptions(config: Config) {
+  const origin = config.corsOrigin === '*' ? '*' : config.corsOrigin.split(',').map((o) => o.trim());
+  const base = {
+    origin,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: [
+      'Content-Type',
+      'Authorization',
+      'If-Match',
+      'If-None-Match',
+      'Idempotency-Key',
+      'Prefer',
+      'X-Request-Id',
+      ...OVERRIDE_HEADER_NAMES,
+    ],
+    exposedHeaders: ['ETag', 'Link', 'Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After', 'Allow'],
+    maxAge: 600,
+    strictPreflight: false,
+  };
+  const preflight = { ...base, preflight: true };
+  const simple = { ...base, preflight: false };
+  return {
+    delegator(req: { method: string; headers: IncomingMessage['headers'] }, callback: (e: null, o: object) => void) {
+      const isPreflight =
+        req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'];
+      callback(null, isPreflight ? preflight : simple);
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { parseArgs } from 'node:util';
+import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
+
+/** Everything the service can be told, resolved and typed. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  logLevel: string;
+  methodOverride: OverrideWireMethods;
+  corsOrigin: string;
+  bodyLimit: number;
+  maxDepth: number;
+  maxFieldNameLength: number;
+}
+
+interface Setting<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag: string;
+  fallback: string;
+  help: string;
+  parse: (raw: string, name: string) => Config[K];
+}
+
+const integer =
+  (min: number, max: number) =>
+  (raw: string, name: string): number => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+
+const text = (raw: string): string => raw;
+
+const oneOf =
+  (...allowed: string[]) =>
+  (raw: string, name: string): string => {
+    if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return raw;
+  };
+
+/**
+ * The single table of settings: each is read from a command-line flag, else an
+ * environment variable, else its default. `--help` and the README are written from it.
+ */
+export const settings = [
+  setting('port', 'PORT', 'port', '3000', 'TCP port to listen on', integer(0, 65535)),
+  setting('host', 'HOST', 'host', '127.0.0.1', 'address to listen on', text),
+  setting(
+    'databaseUrl',
+    'DATABASE_URL',
+    'database-url',
+    'sqlite:./data/restock.db',
+    'store: sqlite:PATH or sqlite::memory:',
+    text,
+  ),
+  setting(
+    'logLevel',
+    'LOG_LEVEL',
+    'log-level',
+    'info',
+    'fatal, error, warn, info, debug, trace or silent',
+    oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  ),
+  setting(
+    'methodOverride',
+    'METHOD_OVERRIDE',
+    'method-override',
+    'get,post',
+    'wire methods that may carry HTTP-X-HTTP-METHOD: get,post, post or off',
+    (raw, name) => {
+      const parsed = parseOverrideSetting(raw);
+      if (!parsed) throw new ConfigError(`${name} must be get,post, post or off, got "${raw}"`);
+      return parsed;
+    },
+  ),
+  setting('corsOrigin', 'CORS_ORIGIN', 'cors-origin', '*', 'allowed CORS origins: * or a comma list', text),
+  setting(
+    'bodyLimit',
+    'BODY_LIMIT',
+    'body-limit',
+    '1048576',
+    'largest request body in bytes (413 above)',
+    integer(1, 2 ** 30),
+  ),
+  setting('maxDepth', 'MAX_DEPTH', 'max-depth', '32', 'deepest nesting of a record (400 above)', integer(1, 1000)),
+  setting(
+    'maxFieldNameLength',
+    'MAX_FIELD_NAME_LENGTH',
+    'max-field-name-length',
+    '200',
+    'longest field name in a record (400 above)',
+    integer(1, 100_000),
+  ),
+] as const;
+
+function setting<K extends keyof Config>(
+  key: K,
+  env: string,
+  flag: string,
+  fallback: string,
+  help: string,
+  parse: (raw: string, name: string) => Config[K],
+): Setting<K> {
+  return { key, env, flag, fallback, help, parse };
+}
+
+/** A configuration mistake the operator must fix; printed as one line, never a stack. */
+export class ConfigError extends Error {}
+
+/** The configuration with every default applied: what tests start from. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...resolve({}, {}), ...overrides };
+}
+
+/** Reads flags (`--port 8080`) over environment variables over defaults. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): { config: Config; help: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(settings.map((s) => [s.flag, { type: 'string' as const }])),
+    },
+  }).valueOf() as { values: Record<string, string | boolean | undefined> };
+  const flags = Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
+  return { config: resolve(flags, env), help: values.help === true };
+}
+
+function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config {
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const s of settings) {
+    const fromFlag = flags[s.flag];
+    const fromEnv = env[s.env];
+    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : s.fallback);
+    const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
+    config[s.key] = s.parse(raw, name);
+  }
+  return config as Config;
+}
+
+/** The text `restock --help` prints. */
+export function helpText(): string {
+  const rows = settings.map((s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback})`);
+  return [
+    'restock: a REST service for users and products',
+    '',
+    'Usage: restock [options]',
+    '',
+    `  ${'flag'.padEnd(26)}${'environment'.padEnd(24)}meaning`,
+    ...rows,
+    `  --${'help'.padEnd(24)}${''.padEnd(24)}print this text`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,65 @@
+/**
+ * Registers a set of paths with Fastify so that each answers every method: the ones it
+ * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest.
+ */
+import type { FastifyInstance, FastifySchema, HTTPMethods, RouteHandlerMethod } from 'fastify';
+import { HttpProblem } from './problem.js';
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
+
+/** One method of one path: what answers it, and the schemas that validate and document it. */
+export interface Operation {
+  handler: RouteHandlerMethod;
+  schema?: FastifySchema;
+}
+
+export interface PathEntry {
+  url: string;
+  /** An accepted alias of a canonical path: served the same, left out of the docs. */
+  alias?: boolean;
+  operations: Partial<Record<Method, Operation>>;
+}
+
+export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[]): void {
+  const byUrl = new Map<string, PathEntry[]>();
+  for (const entry of entries) byUrl.set(entry.url, [...(byUrl.get(entry.url) ?? []), entry]);
+
+  for (const [url, sameUrl] of byUrl) {
+    const taken = new Set<string>(['OPTIONS']);
+    for (const entry of sameUrl) {
+      for (const [method, operation] of Object.entries(entry.operations) as [Method, Operation][]) {
+        taken.add(method);
+        if (method === 'GET') taken.add('HEAD');
+        app.route({
+          method,
+          url,
+          handler: operation.handler,
+          schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
+        });
+      }
+    }
+    const allow = ALL_METHODS.filter((method) => taken.has(method)).join(', ');
+    app.route({
+      method: 'OPTIONS',
+      url,
+      schema: { hide: true } as FastifySchema,
+      handler: (_request, reply) => reply.code(204).header('allow', allow).send(),
+    });
+    const refused = ALL_METHODS.filter((method) => !taken.has(method));
+    app.route({
+      method: refused as HTTPMethods[],
+      url,
+      schema: { hide: true } as FastifySchema,
+      handler: (request) => {
+        throw new HttpProblem(
+          'method-not-allowed',
+          `${request.method} is not allowed here; this path takes ${allow}.`,
+          {
+            headers: { allow },
+          },
+        );
+      },
+    });
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * RFC 9457 problem details: the one shape every error response has.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { StoreUnavailableError } from '../store/store.js';
+
+/** Every kind of problem restock answers with: its status, title and what it means. */
+export const PROBLEM_TYPES = {
+  'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
+  'malformed-json': {
+    status: 400,
+    title: 'Malformed JSON',
+    description: 'The body is not valid JSON, or not a JSON object where a record is expected.',
+  },
+  'invalid-record': {
+    status: 400,
+    title: 'Invalid record',
+    description: 'The body breaks a limit on records: nesting depth, field name length or number range.',
+  },
+  'invalid-query': {
+    status: 400,
+    title: 'Invalid query parameter',
+    description: 'A query parameter is unknown or its value is malformed.',
+  },
+  'invalid-method-override': {
+    status: 400,
+    title: 'Invalid method override',
+    description:
+      'The method override header holds an unknown value, several headers disagree, or it came on a wire ' +
+      'method that may not carry it.',
+  },
+  'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not take this method; the Allow header lists those it takes.',
+  },
+  'payload-too-large': { status: 413, title: 'Body too large', description: 'The request body exceeds the limit.' },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies must be application/json or another +json type.',
+  },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The database cannot be reached right now; retry after the time in Retry-After.',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal server error',
+    description: 'Something unexpected went wrong; the log has the details under the request id.',
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemKind = keyof typeof PROBLEM_TYPES;
+
+/** Where the description of each problem type is served. */
+export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;
+
+/** One failed check inside a request body or query, as a JSON Pointer and a message. */
+export interface ProblemFieldError {
+  pointer: string;
+  message: string;
+}
+
+/** An error that is meant for the client: thrown anywhere, answered as a problem document. */
+export class HttpProblem extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly extras: { errors?: ProblemFieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: extras.cause });
+    this.status = PROBLEM_TYPES[kind].status;
+  }
+}
+
+/** Turns anything thrown while handling a request into the problem the client should see. */
+export function toProblem(error: FastifyError | Error, requestId: string): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new HttpProblem('service-unavailable', 'The database is unavailable; try again shortly.', {
+      headers: { 'retry-after': '5' },
+    });
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const errors = fastifyError.validation.map((item) => ({
+      pointer: `${item.instancePath || ''}`,
+      message: item.message ?? 'is invalid',
+    }));
+    const where = fastifyError.validationContext === 'querystring' ? 'query parameter' : 'request';
+    return new HttpProblem(
+      fastifyError.validationContext === 'querystring' ? 'invalid-query' : 'bad-request',
+      `Invalid ${where}: ${fastifyError.message}`,
+      { errors },
+    );
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpProblem('payload-too-large', 'The request body is larger than this server accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpProblem('unsupported-media-type', 'Send the body as application/json (or a +json type).');
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new HttpProblem('bad-request', fastifyError.message);
+  return new HttpProblem('internal-error', `An unexpected error occurred. Request id: ${requestId}.`);
+}
+
+/** Sends a problem document, with `instance` set to the request path. */
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: HttpProblem): FastifyReply {
+  const body = {
+    type: problemTypeUri(problem.kind),
+    title: PROBLEM_TYPES[problem.kind].title,
+    status: problem.status,
+    detail: problem.detail,
+    instance: request.url.split('?', 1)[0],
+    ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
+  };
+  if (problem.extras.headers) reply.headers(problem.extras.headers);
+  return reply.code(problem.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
+}

@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+
+/** RFC 9457 problem details, as every error response carries them. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'A URI reference naming the kind of problem.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String({ description: 'The request path.' }),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }), {
+        description: 'Each failed check, as a JSON Pointer into the body or the query.',
+      }),
+    ),
+  },
+  { description: 'application/problem+json' },
+);

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * The restock process: reads the configuration, builds the app, listens, and shuts down
+ * cleanly on SIGTERM or SIGINT (stop accepting, finish in-flight requests, close the
+ * database, exit 0).
+ */
+import { buildApp } from './app.js';
+import { ConfigError, helpText, loadConfig } from './config.js';
+
+async function main(): Promise<void> {
+  const { config, help } = loadConfig(process.argv.slice(2), process.env);
+  if (help) {
+    process.stdout.write(helpText());
+    return;
+  }
+  const app = await buildApp({ config });
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`restock: ${(error as Error).message}\n`);
+  } else {
+    process.stderr.write(`restock: could not start: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(1);
+});

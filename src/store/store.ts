@@ -1,0 +1,55 @@
+/**
+ * The storage interface: everything the HTTP layer may ask of a database. One
+ * implementation per database lives in its own folder; nothing outside them writes SQL.
+ */
+
+/** A record as stored: the client's fields as JSON object text, plus the system fields. */
+export interface StoredRecord {
+  id: number;
+  /** The client's fields, a JSON object in compact text form (`{}` when there are none). */
+  data: string;
+  /** Starts at 1 and grows by one with every change; the basis of the ETag. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Which slice of a collection to read, in id order. */
+export interface PageRequest {
+  limit: number;
+  /** Only records with an id greater than this. */
+  afterId?: number;
+}
+
+/** One collection (users, products, …): its records and the atomic operations on them. */
+export interface Collection {
+  list(page: PageRequest): Promise<StoredRecord[]>;
+  get(id: number): Promise<StoredRecord | undefined>;
+  /** Stores a new record; resolves once it is durable. */
+  create(data: string): Promise<StoredRecord>;
+  /**
+   * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
+   * one atomic step; resolves with the result once durable, or undefined if no such id.
+   */
+  merge(id: number, patch: string): Promise<StoredRecord | undefined>;
+  /** Deletes a record; resolves with it as it was, or undefined if no such id. */
+  remove(id: number): Promise<StoredRecord | undefined>;
+}
+
+/** A connected database holding a set of collections. */
+export interface Store {
+  /** Which database this is, for logs and readiness output. */
+  readonly dialect: string;
+  collection(name: string): Collection;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The database cannot be reached or is too busy; the request may be retried later. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
