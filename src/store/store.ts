@@ -27,6 +27,8 @@ export interface Collection {
   get(id: number): Promise<StoredRecord | undefined>;
   /** Stores a new record; resolves once it is durable. */
   create(data: string): Promise<StoredRecord>;
+  /** Stores many new records in one transaction: all of them, in order, or none. */
+  createMany(data: readonly string[]): Promise<StoredRecord[]>;
   /**
    * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
    * one atomic step; resolves with the result once durable, or undefined if no such id.

@@ -64,6 +64,11 @@ function sqliteCollection(db: Db, table: string): Collection {
       const now = new Date().toISOString();
       return guard(() => insert.get(data, now, now) as StoredRecord);
     },
+    async createMany(data) {
+      const now = new Date().toISOString();
+      const insertAll = db.transaction((items: readonly string[]) => items.map((d) => insert.get(d, now, now)));
+      return guard(() => insertAll(data) as StoredRecord[]);
+    },
     async merge(id, patch) {
       return guard(() => merge.get(patch, new Date().toISOString(), id) as StoredRecord | undefined);
     },

@@ -1,0 +1,50 @@
+/** The storage interface itself, run against every store. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openStore } from '../src/store/open-store.js';
+import type { Store } from '../src/store/store.js';
+import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+
+for (const kind of STORE_KINDS) {
+  describe(`store (${kind.name})`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    before(async () => {
+      db = await kind.create();
+      store = await openStore(db.url, ['things']);
+    });
+    after(async () => {
+      await store.close();
+      await db.drop();
+    });
+
+    it('creates many records in one transaction, all or none', async () => {
+      const things = store.collection('things');
+      const made = await things.createMany(['{"a":1}', '{"a":2}', '{}']);
+      assert.deepEqual(
+        made.map((r) => r.data),
+        ['{"a":1}', '{"a":2}', '{}'],
+      );
+      assert.ok((made[0]?.id ?? 0) < (made[1]?.id ?? 0));
+      const before = (await things.list({ limit: 1000 })).length;
+      await assert.rejects(things.createMany(['{"b":1}', 'not json']));
+      assert.equal((await things.list({ limit: 1000 })).length, before, 'nothing of the failed batch was written');
+    });
+
+    it('merges inside the database and bumps the version', async () => {
+      const things = store.collection('things');
+      const made = await things.create('{"a":{"x":1},"b":2}');
+      const merged = await things.merge(made.id, '{"a":{"y":2},"b":null}');
+      assert.equal(merged?.data, '{"a":{"x":1,"y":2}}');
+      assert.equal(merged?.version, made.version + 1);
+      assert.equal(await things.merge(999999, '{}'), undefined);
+      assert.equal(await things.remove(999999), undefined);
+    });
+
+    it('migrates once, and again is a no-op', async () => {
+      const again = await openStore(db.url, ['things']);
+      await again.close();
+      assert.ok((await store.collection('things').list({ limit: 1 })).length === 1);
+    });
+  });
+}
