@@ -31,6 +31,22 @@ for (const kind of STORE_KINDS) {
       assert.equal((await things.list({ limit: 1000 })).length, before, 'nothing of the failed batch was written');
     });
 
+    it('restores records exactly, then numbers new ones above them', async () => {
+      const things = store.collection('things');
+      const old = {
+        id: 5000,
+        data: '{"kept":true}',
+        version: 7,
+        createdAt: '2020-01-01T00:00:00.000Z',
+        updatedAt: '2021-01-01T00:00:00.000Z',
+      };
+      await things.restore([old]);
+      assert.deepEqual(await things.get(5000), old);
+      assert.ok((await things.create('{}')).id > 5000);
+      await assert.rejects(things.restore([{ ...old, id: 6000 }, old]), 'a taken id fails the batch');
+      assert.equal(await things.get(6000), undefined, 'nothing of the failed batch was written');
+    });
+
     it('merges inside the database and bumps the version', async () => {
       const things = store.collection('things');
       const made = await things.create('{"a":{"x":1},"b":2}');

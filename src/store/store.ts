@@ -30,6 +30,12 @@ export interface Collection {
   /** Stores many new records in one transaction: all of them, in order, or none. */
   createMany(data: readonly string[]): Promise<StoredRecord[]>;
   /**
+   * Writes records exactly as given (ids, versions and timestamps kept), in one
+   * transaction, all or none; for moving data between stores. Later creates get ids above
+   * every restored one. A record whose id is taken fails the whole batch.
+   */
+  restore(records: readonly StoredRecord[]): Promise<void>;
+  /**
    * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
    * one atomic step; resolves with the result once durable, or undefined if no such id.
    */

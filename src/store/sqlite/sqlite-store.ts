@@ -47,6 +47,10 @@ function sqliteCollection(db: Db, table: string): Collection {
   const insert = q(`INSERT INTO "${table}" (data, created_at, updated_at) VALUES (?, ?, ?) RETURNING ${COLUMNS}`);
   // json_patch is RFC 7396 merge patch, applied by SQLite inside the UPDATE: no window in
   // which another writer's change to a different field could be lost.
+  // An explicit id also moves AUTOINCREMENT's high-water mark past it.
+  const insertExact = q(
+    `INSERT INTO "${table}" (id, data, version, created_at, updated_at) VALUES (?, json(?), ?, ?, ?)`,
+  );
   const merge = q(
     `UPDATE "${table}" SET data = json_patch(data, ?), version = version + 1, updated_at = ?
      WHERE id = ? RETURNING ${COLUMNS}`,
@@ -68,6 +72,12 @@ function sqliteCollection(db: Db, table: string): Collection {
       const now = new Date().toISOString();
       const insertAll = db.transaction((items: readonly string[]) => items.map((d) => insert.get(d, now, now)));
       return guard(() => insertAll(data) as StoredRecord[]);
+    },
+    async restore(records) {
+      const writeAll = db.transaction((items: readonly StoredRecord[]) => {
+        for (const r of items) insertExact.run(r.id, r.data, r.version, r.createdAt, r.updatedAt);
+      });
+      guard(() => writeAll(records));
     },
     async merge(id, patch) {
       return guard(() => merge.get(patch, new Date().toISOString(), id) as StoredRecord | undefined);
