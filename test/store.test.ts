@@ -64,3 +64,13 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('DATABASE_URL', () => {
+  it('opens sqlite::memory: and refuses what it does not know, naming the setting', async () => {
+    const memory = await openStore('sqlite::memory:', ['things']);
+    assert.equal((await memory.collection('things').create('{"a":1}')).id, 1);
+    await memory.close();
+    await assert.rejects(openStore('mysql://localhost/x', ['things']), /DATABASE_URL/);
+    await assert.rejects(openStore('sqlite:', ['things']), /DATABASE_URL/);
+  });
+});
