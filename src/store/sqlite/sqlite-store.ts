@@ -2,25 +2,17 @@
  * The SQLite store: better-sqlite3 on one file in WAL mode, every commit fsynced before
  * its promise resolves (`synchronous = FULL`).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database, { type Database as Db, type Statement } from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
 import { type Collection, type Store, type StoredRecord, StoreUnavailableError } from '../store.js';
-import { migrate } from './migrations.js';
-
-const COLUMNS = 'id, data, version, created_at AS createdAt, updated_at AS updatedAt';
+import { openConnection } from './connection.js';
+import { collectionStatements } from './statements.js';
 
 /** SQLite result codes that mean "not now" rather than "this request is wrong". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
 
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
 export function openSqliteStore(path: string, collections: readonly string[]): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  migrate(db, collections);
+  const db = openConnection(path, collections);
 
   const byName = new Map(collections.map((name) => [name, sqliteCollection(db, name)]));
   const ping = db.prepare('SELECT 1');
@@ -41,21 +33,13 @@ export function openSqliteStore(path: string, collections: readonly string[]): S
 }
 
 function sqliteCollection(db: Db, table: string): Collection {
-  const q = (sql: string): Statement => db.prepare(sql);
-  const list = q(`SELECT ${COLUMNS} FROM "${table}" WHERE id > ? ORDER BY id LIMIT ?`);
-  const get = q(`SELECT ${COLUMNS} FROM "${table}" WHERE id = ?`);
-  const insert = q(`INSERT INTO "${table}" (data, created_at, updated_at) VALUES (?, ?, ?) RETURNING ${COLUMNS}`);
-  // json_patch is RFC 7396 merge patch, applied by SQLite inside the UPDATE: no window in
-  // which another writer's change to a different field could be lost.
-  // An explicit id also moves AUTOINCREMENT's high-water mark past it.
-  const insertExact = q(
-    `INSERT INTO "${table}" (id, data, version, created_at, updated_at) VALUES (?, json(?), ?, ?, ?)`,
-  );
-  const merge = q(
-    `UPDATE "${table}" SET data = json_patch(data, ?), version = version + 1, updated_at = ?
-     WHERE id = ? RETURNING ${COLUMNS}`,
-  );
-  const remove = q(`DELETE FROM "${table}" WHERE id = ? RETURNING ${COLUMNS}`);
+  const sql = collectionStatements(table);
+  const list = db.prepare(sql.list);
+  const get = db.prepare(sql.get);
+  const insert = db.prepare(sql.insert);
+  const insertExact = db.prepare(sql.insertExact);
+  const merge = db.prepare(sql.merge);
+  const remove = db.prepare(sql.remove);
 
   return {
     async list(page) {

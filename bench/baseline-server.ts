@@ -1,0 +1,140 @@
+/**
+ * The benchmark's baseline: what the same work costs with no framework. A plain node:http
+ * server over the same SQLite file, opened the same way (WAL, synchronous = FULL, the same
+ * migrations) and running the same prepared statements as restock's store, one statement
+ * (so one commit and one fsync) per write request. Records are answered the way a plain
+ * server would: the stored JSON parsed, the system fields added, and JSON.stringify.
+ *
+ * It serves only what the scenarios ask for (read, list, create, merge, delete, and PUT
+ * tunnelled in a POST); it is a yardstick, not a second implementation of the SPEC.
+ *
+ * Usage: node --import tsx bench/baseline-server.ts <database path> <port>
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { openConnection } from '../src/store/sqlite/connection.js';
+import { collectionStatements } from '../src/store/sqlite/statements.js';
+
+interface Row {
+  id: number;
+  data: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const [path = 'bench-baseline.db', port = '3001'] = process.argv.slice(2);
+const db = openConnection(path, ['users', 'products']);
+
+function prepare(table: string) {
+  const sql = collectionStatements(table);
+  return {
+    list: db.prepare(sql.list),
+    get: db.prepare(sql.get),
+    insert: db.prepare(sql.insert),
+    merge: db.prepare(sql.merge),
+    remove: db.prepare(sql.remove),
+  };
+}
+
+const collections: Record<string, { plural: string; statements: ReturnType<typeof prepare> }> = {
+  user: { plural: 'users', statements: prepare('users') },
+  product: { plural: 'products', statements: prepare('products') },
+};
+const byPlural = Object.fromEntries(Object.values(collections).map((c) => [c.plural, c]));
+
+function toRecord(row: Row): Record<string, unknown> {
+  return { id: row.id, ...JSON.parse(row.data), createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(body);
+}
+
+function sendRow(res: ServerResponse, status: number, row: Row | undefined, headers: Record<string, string> = {}) {
+  if (!row) return send(res, 404, '{"status":404}');
+  send(res, status, JSON.stringify(toRecord(row)), { etag: `"${row.id}-${row.version}"`, ...headers });
+}
+
+/** The client's fields of a body as compact JSON text, or undefined when it is not an object. */
+function fieldsOf(body: string): string | undefined {
+  try {
+    const value = JSON.parse(body);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    delete value.id;
+    delete value.createdAt;
+    delete value.updatedAt;
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, body: string) {
+  const [pathname = '/', query = ''] = (req.url ?? '/').split('?', 2);
+  const [, name = '', rawId] = pathname.split('/');
+  const override = req.headers['http-x-http-method'];
+  const method = req.method === 'POST' && typeof override === 'string' ? override.trim().toUpperCase() : req.method;
+  const now = new Date().toISOString();
+
+  const list = byPlural[name];
+  if (list && !rawId && method === 'GET') {
+    const limit = Number(new URLSearchParams(query).get('limit') ?? 100);
+    const rows = list.statements.list.all(0, limit + 1) as Row[];
+    const page = rows.slice(0, limit);
+    const headers: Record<string, string> = {};
+    const last = page[page.length - 1];
+    if (rows.length > limit && last) headers.link = `</${name}/?limit=${limit}&after=${last.id}>; rel="next"`;
+    return send(res, 200, JSON.stringify(page.map(toRecord)), headers);
+  }
+  const one = collections[name];
+  if (!one) return send(res, 404, '{"status":404}');
+  const s = one.statements;
+  if (!rawId) {
+    if (method !== 'POST') return send(res, 405, '{"status":405}');
+    const fields = fieldsOf(body);
+    if (fields === undefined) return send(res, 400, '{"status":400}');
+    const row = s.insert.get(fields, now, now) as Row;
+    return sendRow(res, 201, row, { location: `/${name}/${row.id}/` });
+  }
+  const id = Number(rawId);
+  switch (method) {
+    case 'GET':
+      return sendRow(res, 200, s.get.get(id) as Row | undefined);
+    case 'PUT': {
+      const fields = fieldsOf(body);
+      if (fields === undefined) return send(res, 400, '{"status":400}');
+      return sendRow(res, 200, s.merge.get(fields, now, id) as Row | undefined);
+    }
+    case 'DELETE':
+      return sendRow(res, 200, s.remove.get(id) as Row | undefined);
+    default:
+      return send(res, 405, '{"status":405}');
+  }
+}
+
+const server = createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    try {
+      handle(req, res, body);
+    } catch (error) {
+      console.error(error);
+      send(res, 500, '{"status":500}');
+    }
+  });
+});
+
+server.listen(Number(port), '127.0.0.1', () => {
+  console.log(`baseline listening at http://127.0.0.1:${(server.address() as { port: number }).port}`);
+});
+process.once('SIGTERM', () =>
+  server.close(() => {
+    db.close();
+    process.exit(0);
+  }),
+);

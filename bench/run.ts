@@ -1,0 +1,346 @@
+/**
+ * `npm run bench`: restock against the plain node:http baseline, side by side, over
+ * loopback. See bench/README.md for what it measures and how to read the output.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PEAK_RSS_TARGET_MB, SCENARIOS, type Scenario, TUNNEL_TARGET } from './scenarios.js';
+import { seedDatabase } from './seed.js';
+import { type BenchServer, startServer, type Target } from './servers.js';
+import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
+
+const HELP = `npm run bench -- [options]
+
+  --quick               one repetition of 2 s after 1 s of warm-up, no large-collection run
+  --reps N              runs of each scenario per target, alternating targets (default 3)
+  --duration S          seconds measured per run (default 5)
+  --warmup S            seconds of load before each measured run, not counted (default 2)
+  --connections N       concurrent connections (default 50)
+  --records N           records of each kind (default 10000)
+  --big-records N       records of each kind for the peak-memory run; 0 skips it (default 1000000)
+  --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')})
+  --targets a,b         only these servers (restock, baseline)
+  --cpu-prof            profile restock (node --cpu-prof) into bench/results/profiles/
+  --no-pin              do not pin the server and wrk to different cores
+`;
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    reps: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    records: { type: 'string' },
+    'big-records': { type: 'string' },
+    scenarios: { type: 'string' },
+    targets: { type: 'string' },
+    'cpu-prof': { type: 'boolean' },
+    'no-pin': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (flags.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const quick = flags.quick === true;
+const num = (raw: string | undefined, fallback: number) => (raw === undefined ? fallback : Number(raw));
+const options = {
+  reps: num(flags.reps, quick ? 1 : 3),
+  duration: num(flags.duration, quick ? 2 : 5),
+  warmup: num(flags.warmup, quick ? 1 : 2),
+  connections: num(flags.connections, 50),
+  records: num(flags.records, 10_000),
+  bigRecords: num(flags['big-records'], quick ? 0 : 1_000_000),
+  scenarios: flags.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name),
+  targets: (flags.targets?.split(',') ?? ['restock', 'baseline']) as Target[],
+  cpuProf: flags['cpu-prof'] === true,
+};
+const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const RESULTS = join(ROOT, 'bench', 'results');
+const canPin = flags['no-pin'] !== true && availableParallelism() >= 2 && hasTaskset();
+const serverPin = canPin ? ['taskset', '-c', '1'] : [];
+const loadPin = canPin ? ['taskset', '-c', '0'] : [];
+
+/** DELETE takes each id once: enough records for the fastest server imaginable here. */
+const deletePool = (seconds: number) => 40_000 * seconds;
+
+interface Run extends LoadResult {
+  scenario: string;
+  target: Target;
+  rep: number;
+  peakRssMb: number;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Warms a started server up with the scenario, then measures it. */
+async function measure(server: BenchServer, scenario: Scenario, records: number, warmup: number, duration: number) {
+  let next = 1;
+  const load = async (seconds: number) => {
+    const result = await runLoad({
+      url: server.url,
+      scenario,
+      connections: options.connections,
+      seconds,
+      idFrom: scenario.ids === 'sequential' ? next : 1,
+      idTo: records,
+      pin: loadPin,
+    });
+    // Every id a finished or cut-off request may have taken is spent.
+    next += result.requests + options.connections;
+    return result;
+  };
+  if (warmup > 0) await load(warmup);
+  return load(duration);
+}
+
+async function main(): Promise<void> {
+  ensureWrk();
+  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  mkdirSync(RESULTS, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'restock-bench-'));
+  const started = new Date();
+  log(`bench: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, node ${process.version}`);
+  log(
+    `bench: load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on the machine adds noise)`,
+  );
+  log(canPin ? 'bench: server on core 1, wrk on core 0' : 'bench: not pinned to cores');
+
+  try {
+    const seeds = {
+      base: join(work, 'base.db'),
+      deletes: join(work, 'deletes.db'),
+    };
+    const n = options.records;
+    log(`bench: seeding ${n} users and ${n} products`);
+    seedDatabase(seeds.base, { users: n, products: n });
+    seedDatabase(seeds.deletes, { users: n, products: n + deletePool(options.warmup + options.duration) });
+
+    const runs: Run[] = [];
+    for (let rep = 1; rep <= options.reps; rep++) {
+      for (const scenario of scenarios) {
+        // Alternate which target goes first, so that drift on the machine hits both alike.
+        const order = rep % 2 === 1 ? options.targets : [...options.targets].reverse();
+        for (const target of order) {
+          const database = join(work, 'run.db');
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${database}${suffix}`, { force: true });
+          copyFileSync(scenario.ids === 'sequential' ? seeds.deletes : seeds.base, database);
+          const server = await startServer({ target, database, pin: serverPin, nodeFlags: profileFlags(target) });
+          try {
+            const result = await measure(server, scenario, n, options.warmup, options.duration);
+            const run = { scenario: scenario.name, target, rep, ...result, peakRssMb: server.peakRssMb() };
+            runs.push(run);
+            log(`  ${describeRun(run)}`);
+          } finally {
+            await server.stop();
+          }
+        }
+      }
+    }
+    const summary = summarize(runs);
+    const big = options.bigRecords > 0 && options.targets.includes('restock') ? await bigRun(work) : undefined;
+    const report = {
+      started: started.toISOString(),
+      machine: {
+        cpu: cpus()[0]?.model,
+        cores: availableParallelism(),
+        node: process.version,
+        kernel: release(),
+        loadAverageAtStart: loadavg(),
+        pinned: canPin,
+      },
+      options,
+      summary,
+      big,
+      runs,
+    };
+    printReport(summary, big);
+    const file = join(RESULTS, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    log(`bench: results written to ${file}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function profileFlags(target: Target): string[] {
+  if (!options.cpuProf || target !== 'restock') return [];
+  return ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')];
+}
+
+function describeRun(r: Run): string {
+  const errors = r.errors > 0 ? `  ${r.errors} ERRORS` : '';
+  return (
+    `${r.scenario.padEnd(14)} ${r.target.padEnd(9)} rep ${r.rep}: ${r.rps.toFixed(0).padStart(6)} req/s ` +
+    `p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms rss ${r.peakRssMb.toFixed(0)} MB${errors}`
+  );
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+interface TargetFigures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+interface ScenarioSummary {
+  scenario: string;
+  title: string;
+  restock?: TargetFigures;
+  baseline?: TargetFigures;
+  /** Median over repetitions of restock ÷ baseline req/s, each pair measured back to back. */
+  ratio?: number;
+  ratioRange?: [number, number];
+  target: number;
+  met?: boolean;
+}
+
+function summarize(runs: readonly Run[]) {
+  const figures = (scenario: string, target: Target): TargetFigures | undefined => {
+    const mine = runs.filter((r) => r.scenario === scenario && r.target === target);
+    if (mine.length === 0) return undefined;
+    return {
+      rps: median(mine.map((r) => r.rps)),
+      p50Ms: median(mine.map((r) => r.p50Ms)),
+      p99Ms: median(mine.map((r) => r.p99Ms)),
+      errors: mine.reduce((sum, r) => sum + r.errors, 0),
+    };
+  };
+  const pairRatios = (a: (r: Run) => boolean, b: (r: Run) => boolean) => {
+    const ratios: number[] = [];
+    for (let rep = 1; rep <= options.reps; rep++) {
+      const x = runs.find((r) => r.rep === rep && a(r));
+      const y = runs.find((r) => r.rep === rep && b(r));
+      if (x && y) ratios.push(x.rps / y.rps);
+    }
+    return ratios;
+  };
+  const scenarioSummaries: ScenarioSummary[] = scenarios.map((s) => {
+    const ratios = pairRatios(
+      (r) => r.scenario === s.name && r.target === 'restock',
+      (r) => r.scenario === s.name && r.target === 'baseline',
+    );
+    const ratio = ratios.length ? median(ratios) : undefined;
+    return {
+      scenario: s.name,
+      title: s.title,
+      restock: figures(s.name, 'restock'),
+      baseline: figures(s.name, 'baseline'),
+      ratio,
+      ratioRange: ratios.length ? [Math.min(...ratios), Math.max(...ratios)] : undefined,
+      target: s.target,
+      met: ratio === undefined ? undefined : ratio >= s.target,
+    };
+  });
+  const tunnelRatios = pairRatios(
+    (r) => r.scenario === 'put-tunnelled' && r.target === 'restock',
+    (r) => r.scenario === 'put' && r.target === 'restock',
+  );
+  const tunnel = tunnelRatios.length
+    ? { ratio: median(tunnelRatios), target: TUNNEL_TARGET, met: median(tunnelRatios) >= TUNNEL_TARGET }
+    : undefined;
+  const restockRss = runs.filter((r) => r.target === 'restock').map((r) => r.peakRssMb);
+  return {
+    scenarios: scenarioSummaries,
+    tunnelledVsDirectPut: tunnel,
+    restockPeakRssMb: restockRss.length ? Math.max(...restockRss) : undefined,
+  };
+}
+
+/**
+ * The large-collection run: one restock process over `bigRecords` records of each kind,
+ * every scenario in turn, and the process's peak resident memory over all of it.
+ */
+async function bigRun(work: string) {
+  const n = options.bigRecords;
+  const seconds = options.warmup + options.duration;
+  const database = join(work, 'big.db');
+  log(`bench: seeding ${n} users and ${n} products (plus ${deletePool(seconds)} to delete) for the memory run`);
+  seedDatabase(database, { users: n, products: n + deletePool(seconds) });
+  const server = await startServer({ target: 'restock', database, pin: serverPin });
+  const rps: Record<string, number> = {};
+  let deleteFrom = n + 1;
+  try {
+    for (const scenario of scenarios) {
+      const result = await runLoad({
+        url: server.url,
+        scenario,
+        connections: options.connections,
+        seconds,
+        idFrom: scenario.ids === 'sequential' ? deleteFrom : 1,
+        idTo: n,
+        pin: loadPin,
+      });
+      deleteFrom += result.requests + options.connections;
+      rps[scenario.name] = result.rps;
+      log(`  big ${scenario.name.padEnd(14)} ${result.rps.toFixed(0).padStart(6)} req/s, errors ${result.errors}`);
+    }
+    const peak = server.peakRssMb();
+    return { records: n, peakRssMb: peak, target: PEAK_RSS_TARGET_MB, met: peak <= PEAK_RSS_TARGET_MB, rps };
+  } finally {
+    await server.stop();
+  }
+}
+
+function printReport(summary: ReturnType<typeof summarize>, big: Awaited<ReturnType<typeof bigRun>> | undefined) {
+  const cell = (f: TargetFigures | undefined) =>
+    f
+      ? `${f.rps.toFixed(0).padStart(7)} ${f.p50Ms.toFixed(2).padStart(6)} ${f.p99Ms.toFixed(2).padStart(7)}`
+      : `${'-'.padStart(7)} ${'-'.padStart(6)} ${'-'.padStart(7)}`;
+  const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : 'NOT MET');
+  const lines = [
+    '',
+    `${''.padEnd(28)} ${'restock'.padEnd(22)} ${'baseline'.padEnd(22)}`,
+    `${'scenario'.padEnd(28)} ${'req/s  p50 ms  p99 ms'.padStart(22)} ${'req/s  p50 ms  p99 ms'.padStart(22)}  ratio  target`,
+  ];
+  for (const s of summary.scenarios) {
+    const ratio = s.ratio === undefined ? '-' : `${s.ratio.toFixed(2)}x`;
+    const errors = (s.restock?.errors ?? 0) + (s.baseline?.errors ?? 0);
+    lines.push(
+      `${s.title.padEnd(28)} ${cell(s.restock)} ${cell(s.baseline)}  ${ratio.padStart(5)}  >= ${s.target}x ${verdict(s.met)}` +
+        (errors ? `  (${errors} errors!)` : ''),
+    );
+  }
+  const t = summary.tunnelledVsDirectPut;
+  if (t) lines.push(`tunnelled PUT / direct PUT: ${t.ratio.toFixed(3)} (target >= ${t.target}) ${verdict(t.met)}`);
+  if (summary.restockPeakRssMb !== undefined) {
+    lines.push(`restock peak RSS, ${options.records} records: ${summary.restockPeakRssMb.toFixed(0)} MB`);
+  }
+  if (big) {
+    lines.push(
+      `restock peak RSS, ${big.records} records of each kind, all scenarios: ${big.peakRssMb.toFixed(0)} MB ` +
+        `(target <= ${big.target} MB) ${verdict(big.met)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
