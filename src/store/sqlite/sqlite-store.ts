@@ -1,10 +1,12 @@
 /**
- * The SQLite store: better-sqlite3 on one file in WAL mode, every commit fsynced before
- * its promise resolves (`synchronous = FULL`).
+ * The SQLite store: better-sqlite3 on one file in WAL mode. Reads run at once; writes go
+ * through {@link GroupCommit}, which commits the writes that arrive together in one
+ * fsynced transaction (`synchronous = FULL`) before any of their promises resolves.
  */
 import type { Database as Db } from 'better-sqlite3';
 import { type Collection, type Store, type StoredRecord, StoreUnavailableError } from '../store.js';
 import { openConnection } from './connection.js';
+import { GroupCommit } from './group-commit.js';
 import { collectionStatements } from './statements.js';
 
 /** SQLite result codes that mean "not now" rather than "this request is wrong". */
@@ -13,8 +15,9 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
 export function openSqliteStore(path: string, collections: readonly string[]): Store {
   const db = openConnection(path, collections);
+  const commits = new GroupCommit(db, { mapError: toStoreError });
 
-  const byName = new Map(collections.map((name) => [name, sqliteCollection(db, name)]));
+  const byName = new Map(collections.map((name) => [name, sqliteCollection(db, commits, name)]));
   const ping = db.prepare('SELECT 1');
   return {
     dialect: 'sqlite',
@@ -27,12 +30,14 @@ export function openSqliteStore(path: string, collections: readonly string[]): S
       guard(() => ping.get());
     },
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      commits.drain();
+      db.close();
     },
   };
 }
 
-function sqliteCollection(db: Db, table: string): Collection {
+function sqliteCollection(db: Db, commits: GroupCommit, table: string): Collection {
   const sql = collectionStatements(table);
   const list = db.prepare(sql.list);
   const get = db.prepare(sql.get);
@@ -48,39 +53,46 @@ function sqliteCollection(db: Db, table: string): Collection {
     async get(id) {
       return guard(() => get.get(id) as StoredRecord | undefined);
     },
-    async create(data) {
-      const now = new Date().toISOString();
-      return guard(() => insert.get(data, now, now) as StoredRecord);
-    },
-    async createMany(data) {
-      const now = new Date().toISOString();
-      const insertAll = db.transaction((items: readonly string[]) => items.map((d) => insert.get(d, now, now)));
-      return guard(() => insertAll(data) as StoredRecord[]);
-    },
-    async restore(records) {
-      const writeAll = db.transaction((items: readonly StoredRecord[]) => {
-        for (const r of items) insertExact.run(r.id, r.data, r.version, r.createdAt, r.updatedAt);
+    create(data) {
+      return commits.run(() => {
+        const now = new Date().toISOString();
+        return insert.get(data, now, now) as StoredRecord;
       });
-      guard(() => writeAll(records));
     },
-    async merge(id, patch) {
-      return guard(() => merge.get(patch, new Date().toISOString(), id) as StoredRecord | undefined);
+    createMany(data) {
+      return commits.run(() => {
+        const now = new Date().toISOString();
+        return data.map((d) => insert.get(d, now, now) as StoredRecord);
+      });
     },
-    async remove(id) {
-      return guard(() => remove.get(id) as StoredRecord | undefined);
+    restore(records) {
+      return commits.run(() => {
+        for (const r of records) insertExact.run(r.id, r.data, r.version, r.createdAt, r.updatedAt);
+      });
+    },
+    merge(id, patch) {
+      return commits.run(() => merge.get(patch, new Date().toISOString(), id) as StoredRecord | undefined);
+    },
+    remove(id) {
+      return commits.run(() => remove.get(id) as StoredRecord | undefined);
     },
   };
 }
 
-/** Runs a statement, turning "database busy or gone" into {@link StoreUnavailableError}. */
+/** Runs a read, turning "database busy or gone" into {@link StoreUnavailableError}. */
 function guard<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-      throw new StoreUnavailableError(`SQLite is unavailable (${code})`, { cause: error });
-    }
-    throw error;
+    throw toStoreError(error);
   }
+}
+
+/** A SQLite error as the HTTP layer should see it: "busy or gone" is {@link StoreUnavailableError}. */
+function toStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    return new StoreUnavailableError(`SQLite is unavailable (${code})`, { cause: error });
+  }
+  return error;
 }
