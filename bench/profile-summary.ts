@@ -25,6 +25,8 @@ if (!file) {
   process.exit(1);
 }
 const top = Number(topArg);
+// Piped into `head`: stop quietly when the reader has had enough.
+process.stdout.on('error', () => process.exit(0));
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));

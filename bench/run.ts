@@ -14,15 +14,17 @@ import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
 
 const HELP = `npm run bench -- [options]
 
-  --quick               one repetition of 2 s after 1 s of warm-up, no large-collection run
-  --reps N              runs of each scenario per target, alternating targets (default 3)
-  --duration S          seconds measured per run (default 5)
+  --quick               two repetitions of 1 s after 1 s of warm-up, no large-collection run
+  --reps N              runs of each scenario per target, alternating targets (default 5)
+  --duration S          seconds measured per run (default 3)
   --warmup S            seconds of load before each measured run, not counted (default 2)
   --connections N       concurrent connections (default 50)
   --records N           records of each kind (default 10000)
   --big-records N       records of each kind for the peak-memory run; 0 skips it (default 1000000)
   --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')})
   --targets a,b         only these servers (restock, baseline)
+  --against DIR         compare restock with the restock of another checkout in DIR (built
+                        there, for example an earlier commit) instead of with the baseline
   --cpu-prof            profile restock (node --cpu-prof) into bench/results/profiles/
   --no-pin              do not pin the server and wrk to different cores
 `;
@@ -38,6 +40,7 @@ const { values: flags } = parseArgs({
     'big-records': { type: 'string' },
     scenarios: { type: 'string' },
     targets: { type: 'string' },
+    against: { type: 'string' },
     'cpu-prof': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -51,16 +54,19 @@ if (flags.help) {
 const quick = flags.quick === true;
 const num = (raw: string | undefined, fallback: number) => (raw === undefined ? fallback : Number(raw));
 const options = {
-  reps: num(flags.reps, quick ? 1 : 3),
-  duration: num(flags.duration, quick ? 2 : 5),
+  reps: num(flags.reps, quick ? 2 : 5),
+  duration: num(flags.duration, quick ? 1 : 3),
   warmup: num(flags.warmup, quick ? 1 : 2),
   connections: num(flags.connections, 50),
   records: num(flags.records, 10_000),
   bigRecords: num(flags['big-records'], quick ? 0 : 1_000_000),
   scenarios: flags.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name),
-  targets: (flags.targets?.split(',') ?? ['restock', 'baseline']) as Target[],
+  targets: (flags.targets?.split(',') ?? ['restock', flags.against ? 'against' : 'baseline']) as Target[],
+  against: flags.against,
   cpuProf: flags['cpu-prof'] === true,
 };
+/** What restock is compared with: the baseline, or another checkout's restock. */
+const REFERENCE: Target = options.against ? 'against' : 'baseline';
 const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -77,6 +83,8 @@ interface Run extends LoadResult {
   target: Target;
   rep: number;
   peakRssMb: number;
+  /** Server CPU time per answered request: steadier than req/s on a busy machine. */
+  cpuUsPerRequest: number;
 }
 
 function hasTaskset(): boolean {
@@ -90,25 +98,77 @@ function hasTaskset(): boolean {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Warms a started server up with the scenario, then measures it. */
-async function measure(server: BenchServer, scenario: Scenario, records: number, warmup: number, duration: number) {
-  let next = 1;
-  const load = async (seconds: number) => {
-    const result = await runLoad({
-      url: server.url,
-      scenario,
-      connections: options.connections,
-      seconds,
-      idFrom: scenario.ids === 'sequential' ? next : 1,
-      idTo: records,
-      pin: loadPin,
-    });
-    // Every id a finished or cut-off request may have taken is spent.
-    next += result.requests + options.connections;
-    return result;
-  };
-  if (warmup > 0) await load(warmup);
-  return load(duration);
+/** Scenarios that share a pair of servers and a database: no one's writes change another's figures. */
+const SESSIONS: readonly (readonly string[])[] = [
+  ['get-one', 'get-page'],
+  ['post'],
+  ['put', 'put-tunnelled'],
+  ['delete'],
+];
+
+/**
+ * One session: a restock and a baseline process side by side (idle while the other is
+ * loaded), each on its own copy of the seeded database. After a warm-up, each repetition
+ * runs every scenario once per target, the targets' order alternating, so that a change in
+ * the machine's load between two measurements hits both targets alike.
+ */
+async function runSession(session: readonly Scenario[], seed: string, work: string, runs: Run[]): Promise<void> {
+  const servers = new Map<Target, BenchServer>();
+  /** The next unused id of each server's DELETE scenario. */
+  const nextId = new Map<Target, number>();
+  try {
+    for (const target of options.targets) {
+      const database = join(work, `${target}.db`);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${database}${suffix}`, { force: true });
+      copyFileSync(seed, database);
+      const nodeFlags = profileFlags(target);
+      servers.set(
+        target,
+        await startServer({ target, database, pin: serverPin, nodeFlags, againstDir: options.against }),
+      );
+      nextId.set(target, 1);
+    }
+    const load = async (scenario: Scenario, target: Target, seconds: number) => {
+      const server = servers.get(target) as BenchServer;
+      const cpuBefore = server.cpuSeconds();
+      const result = await runLoad({
+        url: server.url,
+        scenario,
+        connections: options.connections,
+        seconds,
+        idFrom: scenario.ids === 'sequential' ? (nextId.get(target) as number) : 1,
+        idTo: options.records,
+        pin: loadPin,
+      });
+      // Every id a finished or cut-off request may have taken is spent.
+      nextId.set(target, (nextId.get(target) as number) + result.requests + options.connections);
+      return { ...result, cpuUsPerRequest: ((server.cpuSeconds() - cpuBefore) * 1e6) / result.requests };
+    };
+    if (options.warmup > 0) {
+      for (const scenario of session)
+        for (const target of options.targets) await load(scenario, target, options.warmup);
+    }
+    const mine: Run[] = [];
+    for (let rep = 1; rep <= options.reps; rep++) {
+      for (const scenario of session) {
+        const order = rep % 2 === 1 ? options.targets : [...options.targets].reverse();
+        for (const target of order) {
+          const result = await load(scenario, target, options.duration);
+          const run = { scenario: scenario.name, target, rep, ...result, peakRssMb: 0 };
+          mine.push(run);
+          log(`  ${describeRun(run)}`);
+        }
+      }
+    }
+    for (const [target, server] of servers) {
+      const peak = server.peakRssMb();
+      for (const run of mine) if (run.target === target) run.peakRssMb = peak;
+      log(`  ${target} peak RSS over the session: ${peak.toFixed(0)} MB`);
+    }
+    runs.push(...mine);
+  } finally {
+    for (const server of servers.values()) await server.stop();
+  }
 }
 
 async function main(): Promise<void> {
@@ -123,38 +183,22 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')} (other work on the machine adds noise)`,
   );
-  log(canPin ? 'bench: server on core 1, wrk on core 0' : 'bench: not pinned to cores');
+  log(canPin ? 'bench: servers on core 1, wrk on core 0' : 'bench: not pinned to cores');
 
   try {
-    const seeds = {
-      base: join(work, 'base.db'),
-      deletes: join(work, 'deletes.db'),
-    };
     const n = options.records;
+    const seeds = { base: join(work, 'base.db'), deletes: join(work, 'deletes.db') };
     log(`bench: seeding ${n} users and ${n} products`);
     seedDatabase(seeds.base, { users: n, products: n });
-    seedDatabase(seeds.deletes, { users: n, products: n + deletePool(options.warmup + options.duration) });
+    const deletable = deletePool(options.warmup + options.reps * options.duration);
+    seedDatabase(seeds.deletes, { users: n, products: Math.max(n, deletable) });
 
     const runs: Run[] = [];
-    for (let rep = 1; rep <= options.reps; rep++) {
-      for (const scenario of scenarios) {
-        // Alternate which target goes first, so that drift on the machine hits both alike.
-        const order = rep % 2 === 1 ? options.targets : [...options.targets].reverse();
-        for (const target of order) {
-          const database = join(work, 'run.db');
-          for (const suffix of ['', '-wal', '-shm']) rmSync(`${database}${suffix}`, { force: true });
-          copyFileSync(scenario.ids === 'sequential' ? seeds.deletes : seeds.base, database);
-          const server = await startServer({ target, database, pin: serverPin, nodeFlags: profileFlags(target) });
-          try {
-            const result = await measure(server, scenario, n, options.warmup, options.duration);
-            const run = { scenario: scenario.name, target, rep, ...result, peakRssMb: server.peakRssMb() };
-            runs.push(run);
-            log(`  ${describeRun(run)}`);
-          } finally {
-            await server.stop();
-          }
-        }
-      }
+    for (const names of SESSIONS) {
+      const session = scenarios.filter((s) => names.includes(s.name));
+      if (session.length === 0) continue;
+      const seed = session.some((s) => s.ids === 'sequential') ? seeds.deletes : seeds.base;
+      await runSession(session, seed, work, runs);
     }
     const summary = summarize(runs);
     const big = options.bigRecords > 0 && options.targets.includes('restock') ? await bigRun(work) : undefined;
@@ -191,7 +235,7 @@ function describeRun(r: Run): string {
   const errors = r.errors > 0 ? `  ${r.errors} ERRORS` : '';
   return (
     `${r.scenario.padEnd(14)} ${r.target.padEnd(9)} rep ${r.rep}: ${r.rps.toFixed(0).padStart(6)} req/s ` +
-    `p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms rss ${r.peakRssMb.toFixed(0)} MB${errors}`
+    `p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/req${errors}`
   );
 }
 
@@ -203,6 +247,7 @@ function median(values: readonly number[]): number {
 
 interface TargetFigures {
   rps: number;
+  cpuUsPerRequest: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -226,6 +271,7 @@ function summarize(runs: readonly Run[]) {
     if (mine.length === 0) return undefined;
     return {
       rps: median(mine.map((r) => r.rps)),
+      cpuUsPerRequest: median(mine.map((r) => r.cpuUsPerRequest)),
       p50Ms: median(mine.map((r) => r.p50Ms)),
       p99Ms: median(mine.map((r) => r.p99Ms)),
       errors: mine.reduce((sum, r) => sum + r.errors, 0),
@@ -243,14 +289,14 @@ function summarize(runs: readonly Run[]) {
   const scenarioSummaries: ScenarioSummary[] = scenarios.map((s) => {
     const ratios = pairRatios(
       (r) => r.scenario === s.name && r.target === 'restock',
-      (r) => r.scenario === s.name && r.target === 'baseline',
+      (r) => r.scenario === s.name && r.target === REFERENCE,
     );
     const ratio = ratios.length ? median(ratios) : undefined;
     return {
       scenario: s.name,
       title: s.title,
       restock: figures(s.name, 'restock'),
-      baseline: figures(s.name, 'baseline'),
+      baseline: figures(s.name, REFERENCE),
       ratio,
       ratioRange: ratios.length ? [Math.min(...ratios), Math.max(...ratios)] : undefined,
       target: s.target,
@@ -315,7 +361,7 @@ function printReport(summary: ReturnType<typeof summarize>, big: Awaited<ReturnT
   const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : 'NOT MET');
   const lines = [
     '',
-    `${''.padEnd(28)} ${'restock'.padEnd(22)} ${'baseline'.padEnd(22)}`,
+    `${''.padEnd(28)} ${'restock'.padEnd(22)} ${(options.against ? `restock in ${options.against}` : 'baseline').padEnd(22)}`,
     `${'scenario'.padEnd(28)} ${'req/s  p50 ms  p99 ms'.padStart(22)} ${'req/s  p50 ms  p99 ms'.padStart(22)}  ratio  target`,
   ];
   for (const s of summary.scenarios) {
@@ -326,6 +372,16 @@ function printReport(summary: ReturnType<typeof summarize>, big: Awaited<ReturnT
         (errors ? `  (${errors} errors!)` : ''),
     );
   }
+  lines.push('', 'server CPU time per request (steadier than req/s when the machine is shared):');
+  for (const s of summary.scenarios) {
+    const us = (f: TargetFigures | undefined) => (f ? `${f.cpuUsPerRequest.toFixed(0)} µs` : '-');
+    const ratio =
+      s.restock && s.baseline ? ` (${(s.restock.cpuUsPerRequest / s.baseline.cpuUsPerRequest).toFixed(2)}x)` : '';
+    lines.push(
+      `  ${s.title.padEnd(28)} restock ${us(s.restock).padStart(7)}   ${REFERENCE} ${us(s.baseline).padStart(7)}${ratio}`,
+    );
+  }
+  lines.push('');
   const t = summary.tunnelledVsDirectPut;
   if (t) lines.push(`tunnelled PUT / direct PUT: ${t.ratio.toFixed(3)} (target >= ${t.target}) ${verdict(t.met)}`);
   if (summary.restockPeakRssMb !== undefined) {

@@ -3,7 +3,7 @@
  * database, pinned to the server core, with its output sent to /dev/null (restock still
  * formats and writes every log line: production defaults, LOG_LEVEL=info).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,7 +12,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export type Target = 'restock' | 'baseline';
+/** The kernel's clock ticks per second (USER_HZ), in which /proc reports CPU time. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** restock from this checkout, the plain node:http baseline, or restock from another checkout (`--against`). */
+export type Target = 'restock' | 'baseline' | 'against';
 
 export interface ServerOptions {
   target: Target;
@@ -21,6 +25,8 @@ export interface ServerOptions {
   pin: string[];
   /** Extra node flags, such as `--cpu-prof`. */
   nodeFlags?: string[];
+  /** For `against`: the other checkout, built (its dist/server.js is run). */
+  againstDir?: string;
 }
 
 export interface BenchServer {
@@ -28,6 +34,8 @@ export interface BenchServer {
   pid: number;
   /** The process's peak resident memory so far (VmHWM), in MB. */
   peakRssMb(): number;
+  /** CPU seconds the process has used so far (user + system), all its threads. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -45,12 +53,12 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const port = await freePort();
   const flags = options.nodeFlags ?? [];
   const command =
-    options.target === 'restock'
-      ? [process.execPath, ...flags, 'dist/server.js']
-      : [process.execPath, ...flags, '--import', 'tsx', 'bench/baseline-server.ts', options.database, String(port)];
+    options.target === 'baseline'
+      ? [process.execPath, ...flags, '--import', 'tsx', 'bench/baseline-server.ts', options.database, String(port)]
+      : [process.execPath, ...flags, 'dist/server.js'];
   const [file, ...args] = [...options.pin, ...command] as [string, ...string[]];
   const child = spawn(file, args, {
-    cwd: ROOT,
+    cwd: options.target === 'against' ? options.againstDir : ROOT,
     env: {
       ...process.env,
       PORT: String(port),
@@ -74,6 +82,11 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
       return kb / 1024;
+    },
+    cpuSeconds() {
+      // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
     },
     async stop() {
       if (child.exitCode !== null) return;

@@ -4,16 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { registerCors } from './http/cors.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import {
-  applyMethodOverride,
-  OVERRIDE_HEADER_NAMES,
-  registerMethodOverrideHooks,
-  wireMethod,
-} from './http/method-override.js';
+import { batchedDestination } from './http/log-destination.js';
+import { applyMethodOverride, registerMethodOverrideHooks, wireMethod } from './http/method-override.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
@@ -43,7 +39,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger:
       options.logStream === false
         ? false
-        : { level: config.logLevel, serializers: { req: serializeRequest }, stream: options.logStream },
+        : {
+            level: config.logLevel,
+            serializers: { req: serializeRequest },
+            stream: options.logStream ?? batchedDestination(),
+          },
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
@@ -61,11 +61,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   if (!options.store) app.addHook('onClose', () => store.close());
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerMethodOverrideHooks(app, config.methodOverride);
-  await app.register(cors, corsOptions(config));
+  await registerCors(app, config);
   registerJsonBodyParser(app, config);
 
   app.setErrorHandler((error, request, reply) => {
@@ -96,40 +97,5 @@ function serializeRequest(request: { method: string; url: string; raw?: Incoming
     wireMethod: request.raw ? wireMethod(request.raw) : request.method,
     url: request.url,
     remoteAddress: request.ip,
-  };
-}
-
-/**
- * CORS through @fastify/cors. Real preflights (OPTIONS with Origin and
- * Access-Control-Request-Method) are answered by the plugin; any other OPTIONS reaches the
- * route, which answers with `Allow`.
- */
-function corsOptions(config: Config) {
-  const origin = config.corsOrigin === '*' ? '*' : config.corsOrigin.split(',').map((o) => o.trim());
-  const base = {
-    origin,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: [
-      'Content-Type',
-      'Authorization',
-      'If-Match',
-      'If-None-Match',
-      'Idempotency-Key',
-      'Prefer',
-      'X-Request-Id',
-      ...OVERRIDE_HEADER_NAMES,
-    ],
-    exposedHeaders: ['ETag', 'Link', 'Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After', 'Allow'],
-    maxAge: 600,
-    strictPreflight: false,
-  };
-  const preflight = { ...base, preflight: true };
-  const simple = { ...base, preflight: false };
-  return {
-    delegator(req: { method: string; headers: IncomingMessage['headers'] }, callback: (e: null, o: object) => void) {
-      const isPreflight =
-        req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'];
-      callback(null, isPreflight ? preflight : simple);
-    },
   };
 }

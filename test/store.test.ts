@@ -57,6 +57,37 @@ for (const kind of STORE_KINDS) {
       assert.equal(await things.remove(999999), undefined);
     });
 
+    it('fails only the failing one of concurrent writes; the others are durable and visible', async () => {
+      const things = store.collection('things');
+      const [kept, doomed] = await things.createMany(['{"kept":0}', '{"doomed":0}']);
+      assert.ok(kept && doomed);
+      const settled = await Promise.allSettled([
+        things.create('{"concurrent":1}'),
+        things.create('not json'),
+        things.merge(kept.id, '{"kept":1}'),
+        things.merge(kept.id, 'not json either'),
+        things.remove(doomed.id),
+        things.createMany(['{"concurrent":2}', '{"concurrent":3}']),
+        things.createMany(['{"concurrent":4}', '{not json']),
+      ]);
+      assert.deepEqual(
+        settled.map((s) => s.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected'],
+      );
+      // Another connection, as after a restart, sees every acknowledged write and nothing else.
+      const reopened = await openStore(db.url, ['things']);
+      try {
+        const again = reopened.collection('things');
+        const all = (await again.list({ limit: 10_000 })).map((r) => r.data);
+        for (const n of [1, 2, 3]) assert.ok(all.includes(`{"concurrent":${n}}`), `concurrent ${n}`);
+        assert.ok(!all.includes('{"concurrent":4}'), 'a failed createMany wrote none of its records');
+        assert.equal((await again.get(kept.id))?.data, '{"kept":1}');
+        assert.equal(await again.get(doomed.id), undefined);
+      } finally {
+        await reopened.close();
+      }
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
