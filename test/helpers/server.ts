@@ -46,7 +46,7 @@ export async function startServer(env: Record<string, string>, args: string[] = 
     url,
     output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
       child.kill(signal);
       const [code] = await exited;
