@@ -25,6 +25,8 @@ const HELP = `npm run bench -- [options]
   --targets a,b         only these servers (restock, baseline)
   --against DIR         compare restock with the restock of another checkout in DIR (built
                         there, for example an earlier commit) instead of with the baseline
+  --env KEY=VALUE       an environment variable for restock (repeatable), e.g. LOG_LEVEL=warn
+                        to see what request logging costs; the default is production's
   --cpu-prof            profile restock (node --cpu-prof) into bench/results/profiles/
   --no-pin              do not pin the server and wrk to different cores
 `;
@@ -41,6 +43,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     targets: { type: 'string' },
     against: { type: 'string' },
+    env: { type: 'string', multiple: true },
     'cpu-prof': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -63,6 +66,7 @@ const options = {
   scenarios: flags.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name),
   targets: (flags.targets?.split(',') ?? ['restock', flags.against ? 'against' : 'baseline']) as Target[],
   against: flags.against,
+  env: Object.fromEntries((flags.env ?? []).map((pair) => [pair.split('=', 1)[0], pair.slice(pair.indexOf('=') + 1)])),
   cpuProf: flags['cpu-prof'] === true,
 };
 /** What restock is compared with: the baseline, or another checkout's restock. */
@@ -328,7 +332,7 @@ async function bigRun(work: string) {
   const database = join(work, 'big.db');
   log(`bench: seeding ${n} users and ${n} products (plus ${deletePool(seconds)} to delete) for the memory run`);
   seedDatabase(database, { users: n, products: n + deletePool(seconds) });
-  const server = await startServer({ target: 'restock', database, pin: serverPin });
+  const server = await startServer({ target: 'restock', database, pin: serverPin, env: options.env });
   const rps: Record<string, number> = {};
   let deleteFrom = n + 1;
   try {

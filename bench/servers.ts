@@ -27,6 +27,8 @@ export interface ServerOptions {
   nodeFlags?: string[];
   /** For `against`: the other checkout, built (its dist/server.js is run). */
   againstDir?: string;
+  /** Environment variables over the production defaults below. */
+  env?: Record<string, string>;
 }
 
 export interface BenchServer {
@@ -65,6 +67,7 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${options.database}`,
       LOG_LEVEL: 'info',
+      ...options.env,
     },
     stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'],
   });
