@@ -37,6 +37,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     (await openStore(
       config.databaseUrl,
       RESOURCES.map((r) => r.plural),
+      {
+        poolSize: config.databasePoolSize,
+        connectTimeoutMs: config.databaseConnectTimeout,
+        statementTimeoutMs: config.databaseStatementTimeout,
+      },
     ));
 
   const app = Fastify({
@@ -60,6 +65,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
+  // While closing, a keep-alive connection whose request is still in flight would stay
+  // open (and keep the process alive) until its idle timeout; answering its last request
+  // with `Connection: close` lets it end as soon as the response is out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -6,6 +6,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  databasePoolSize: number;
+  databaseConnectTimeout: number;
+  databaseStatementTimeout: number;
+  workers: number;
   logLevel: string;
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
@@ -54,9 +58,34 @@ export const settings = [
     'DATABASE_URL',
     'database-url',
     'sqlite:./data/restock.db',
-    'store: sqlite:PATH or sqlite::memory:',
+    'store: sqlite:PATH, sqlite::memory: or postgres://USER@HOST:PORT/DB',
     text,
   ),
+  setting(
+    'databasePoolSize',
+    'DATABASE_POOL_SIZE',
+    'database-pool-size',
+    '10',
+    'PostgreSQL connections per process',
+    integer(1, 1000),
+  ),
+  setting(
+    'databaseConnectTimeout',
+    'DATABASE_CONNECT_TIMEOUT',
+    'database-connect-timeout',
+    '5000',
+    'milliseconds to wait for a PostgreSQL connection (503 after)',
+    integer(1, 600_000),
+  ),
+  setting(
+    'databaseStatementTimeout',
+    'DATABASE_STATEMENT_TIMEOUT',
+    'database-statement-timeout',
+    '15000',
+    'milliseconds a PostgreSQL statement may run (503 after)',
+    integer(1, 3_600_000),
+  ),
+  setting('workers', 'WORKERS', 'workers', '1', 'processes serving the port on this machine', integer(1, 256)),
   setting(
     'logLevel',
     'LOG_LEVEL',

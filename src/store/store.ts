@@ -6,7 +6,10 @@
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
   id: number;
-  /** The client's fields, a JSON object in compact text form (`{}` when there are none). */
+  /**
+   * The client's fields as JSON object text, as the database writes it (SQLite keeps the
+   * compact text it was given; PostgreSQL's jsonb adds blanks and orders keys its own way).
+   */
   data: string;
   /** Starts at 1 and grows by one with every change; the basis of the ETag. */
   version: number;
@@ -42,6 +45,16 @@ export interface Collection {
   merge(id: number, patch: string): Promise<StoredRecord | undefined>;
   /** Deletes a record; resolves with it as it was, or undefined if no such id. */
   remove(id: number): Promise<StoredRecord | undefined>;
+}
+
+/** How a store that connects over the network uses it. */
+export interface StoreOptions {
+  /** Most connections open at once, per process. */
+  poolSize: number;
+  /** How long to wait for a new connection before the request gets a 503. */
+  connectTimeoutMs: number;
+  /** How long one statement may run before the database cancels it (a 503). */
+  statementTimeoutMs: number;
 }
 
 /** A connected database holding a set of collections. */

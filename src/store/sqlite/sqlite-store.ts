@@ -17,9 +17,10 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)
 export function openSqliteStore(path: string, collections: readonly string[]): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // First, so that every later step waits for another process's lock instead of failing.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
   migrate(db, collections);
 
   const byName = new Map(collections.map((name) => [name, sqliteCollection(db, name)]));
