@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
   applyMethodOverride,
@@ -38,6 +39,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       config.databaseUrl,
       RESOURCES.map((r) => r.plural),
       {
+        indexes: config.indexes,
         poolSize: config.databasePoolSize,
         connectTimeoutMs: config.databaseConnectTimeout,
         statementTimeoutMs: config.databaseStatementTimeout,
@@ -95,7 +97,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerServiceRoutes(app, store, RESOURCES);
-  for (const resource of RESOURCES) registerResourceRoutes(app, resource, store.collection(resource.plural));
+  const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
+  registerIdempotencySweep(app, store.idempotency, idempotency);
+  for (const resource of RESOURCES) {
+    registerResourceRoutes(app, resource, {
+      collection: store.collection(resource.plural),
+      idempotencyKeys: store.idempotency,
+      idempotency,
+      maxFieldNameLength: config.maxFieldNameLength,
+    });
+  }
   return app;
 }
 

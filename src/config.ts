@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
+import { RESOURCES } from './resources.js';
+import type { IndexedField } from './store/store.js';
 
 /** Everything the service can be told, resolved and typed. */
 export interface Config {
@@ -10,6 +12,8 @@ export interface Config {
   databaseConnectTimeout: number;
   databaseStatementTimeout: number;
   workers: number;
+  indexes: readonly IndexedField[];
+  idempotencyKeyHours: number;
   logLevel: string;
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
@@ -87,6 +91,22 @@ export const settings = [
   ),
   setting('workers', 'WORKERS', 'workers', '1', 'processes serving the port on this machine', integer(1, 256)),
   setting(
+    'indexes',
+    'INDEXES',
+    'indexes',
+    'users:email;products:sku,price',
+    'fields to index: collection:field,field;… (dotted for nested)',
+    parseIndexes,
+  ),
+  setting(
+    'idempotencyKeyHours',
+    'IDEMPOTENCY_KEY_HOURS',
+    'idempotency-key-hours',
+    '24',
+    'hours an Idempotency-Key is remembered (at least 24)',
+    integer(24, 24 * 365),
+  ),
+  setting(
     'logLevel',
     'LOG_LEVEL',
     'log-level',
@@ -125,6 +145,28 @@ export const settings = [
     integer(1, 100_000),
   ),
 ] as const;
+
+/** Reads `users:email;products:sku,price,dimensions.weight`. */
+function parseIndexes(raw: string, name: string): IndexedField[] {
+  const known = RESOURCES.map((r) => r.plural);
+  const fields: IndexedField[] = [];
+  for (const group of raw.split(';').map((g) => g.trim())) {
+    if (group === '') continue;
+    const [collection = '', list = ''] = group.split(':', 2).map((part) => part.trim());
+    if (!known.includes(collection)) {
+      throw new ConfigError(`${name} names an unknown collection "${collection}" (known: ${known.join(', ')})`);
+    }
+    for (const field of list.split(',').map((f) => f.trim())) {
+      const path = field.split('.');
+      // Indexed paths are written into SQL literally (to match their index): plain names only.
+      if (!path.every((segment) => /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(segment))) {
+        throw new ConfigError(`${name}: "${field}" is not a field path of letters, digits and _ (dotted for nested)`);
+      }
+      fields.push({ collection, path });
+    }
+  }
+  return fields;
+}
 
 function setting<K extends keyof Config>(
   key: K,

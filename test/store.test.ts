@@ -26,9 +26,13 @@ for (const kind of STORE_KINDS) {
         [{ a: 1 }, { a: 2 }, {}],
       );
       assert.ok((made[0]?.id ?? 0) < (made[1]?.id ?? 0));
-      const before = (await things.list({ limit: 1000 })).length;
+      const before = (await things.list({ where: [], sort: [], limit: 1000 })).length;
       await assert.rejects(things.createMany(['{"b":1}', 'not json']));
-      assert.equal((await things.list({ limit: 1000 })).length, before, 'nothing of the failed batch was written');
+      assert.equal(
+        (await things.list({ where: [], sort: [], limit: 1000 })).length,
+        before,
+        'nothing of the failed batch was written',
+      );
     });
 
     it('restores records exactly, then numbers new ones above them', async () => {
@@ -107,10 +111,39 @@ for (const kind of STORE_KINDS) {
       assert.ok((await things.create('{}')).id > newest.id);
     });
 
+    it('keeps Idempotency-Key claims: claim, running, take-over when stale, release, complete, sweep', async () => {
+      const keys = store.idempotency;
+      const things = store.collection('things');
+      assert.equal((await keys.claim('s', 'k', 'f1', 'first', 60_000)).state, 'claimed');
+      assert.equal((await keys.claim('s', 'k', 'f1', 'second', 60_000)).state, 'running');
+      assert.equal((await keys.claim('s', 'k', 'f2', 'second', 60_000)).state, 'mismatch');
+      assert.equal((await keys.claim('other scope', 'k', 'f2', 'x', 60_000)).state, 'claimed', 'scopes never meet');
+      // The first holder is presumed dead once its claim is stale; a late completion by it then fails.
+      assert.equal((await keys.claim('s', 'k', 'f1', 'second', 0)).state, 'claimed');
+      await assert.rejects(things.create('{"late":true}', { scope: 's', key: 'k', token: 'first' }), /taken over/);
+      const made = await things.create('{"on":"time"}', { scope: 's', key: 'k', token: 'second' });
+      const done = await keys.claim('s', 'k', 'f1', 'third', 60_000);
+      assert.deepEqual(done, { state: 'done', collection: 'things', record: made });
+      const late = await things.list({
+        where: [{ field: { path: ['late'] }, op: 'eq', value: true }],
+        sort: [],
+        limit: 5,
+      });
+      assert.equal(late.length, 0, 'the create that lost its claim wrote nothing');
+
+      assert.equal((await keys.claim('s', 'released', 'f', 'a', 60_000)).state, 'claimed');
+      await keys.release('s', 'released', 'a');
+      assert.equal((await keys.claim('s', 'released', 'f', 'b', 60_000)).state, 'claimed', 'free again once released');
+
+      assert.ok((await keys.sweep(new Date(Date.now() + 60_000))) >= 3);
+      assert.equal((await keys.claim('s', 'k', 'f2', 'fourth', 60_000)).state, 'claimed', 'a swept key is new again');
+      assert.equal(await keys.sweep(new Date(Date.now() - 60_000)), 0, 'young keys are kept');
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
-      assert.ok((await store.collection('things').list({ limit: 1 })).length === 1);
+      assert.ok((await store.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
     });
   });
 }

@@ -4,7 +4,12 @@ import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store, StoreOptions } from './store.js';
 
 /** What a network store uses when the caller does not say. */
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { poolSize: 10, connectTimeoutMs: 5000, statementTimeoutMs: 15000 };
+export const DEFAULT_STORE_OPTIONS: StoreOptions = {
+  indexes: [],
+  poolSize: 10,
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 15000,
+};
 
 /**
  * Opens the store a `DATABASE_URL` names and migrates it: `sqlite:PATH`,
@@ -19,7 +24,7 @@ export async function openStore(
     let path = url.slice('sqlite:'.length);
     if (path.startsWith('//')) path = path.slice(2);
     if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/restock.db');
-    return openSqliteStore(path, collections);
+    return openSqliteStore(path, collections, options);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url, collections, options);
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);

@@ -38,25 +38,54 @@ const MERGE_PATCH_FUNCTION = `
   END
   $$`;
 
+/**
+ * The time as the API shows it (RFC 3339, UTC, milliseconds). Timestamps are stored in
+ * this form, as on SQLite, so that they sort and filter as the same strings on both stores.
+ */
+const NOW_FUNCTION = `
+  CREATE OR REPLACE FUNCTION restock_now() RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  $$`;
+
 export const migrations: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'collections',
     async up(client, collections) {
       await client.query(MERGE_PATCH_FUNCTION);
+      await client.query(NOW_FUNCTION);
       for (const table of collections) {
-        // An identity that is never handed out again, also after a delete. jsonb so that
-        // filters and sorts can reach into records; timestamps kept to the millisecond,
-        // as the API shows them.
+        // An identity that is never handed out again, also after a delete; jsonb so that
+        // filters and sorts can reach into records.
         await client.query(`
           CREATE TABLE IF NOT EXISTS "${table}" (
-            id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            data       jsonb          NOT NULL CHECK (jsonb_typeof(data) = 'object'),
-            version    integer        NOT NULL DEFAULT 1,
-            created_at timestamptz(3) NOT NULL DEFAULT now(),
-            updated_at timestamptz(3) NOT NULL DEFAULT now()
+            id         bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            data       jsonb   NOT NULL CHECK (jsonb_typeof(data) = 'object'),
+            version    integer NOT NULL DEFAULT 1,
+            created_at text    NOT NULL DEFAULT restock_now(),
+            updated_at text    NOT NULL DEFAULT restock_now()
           )`);
       }
+    },
+  },
+  {
+    version: 2,
+    name: 'idempotency keys',
+    async up(client) {
+      await client.query(`
+        CREATE TABLE idempotency_keys (
+          scope       text        NOT NULL,
+          key         text        NOT NULL,
+          fingerprint text        NOT NULL,
+          token       text        NOT NULL,
+          state       text        NOT NULL CHECK (state IN ('running', 'done')),
+          collection  text,
+          record      text,
+          claimed_at  timestamptz NOT NULL DEFAULT now(),
+          created_at  timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (scope, key)
+        )`);
+      await client.query('CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at)');
     },
   },
 ];
@@ -64,8 +93,15 @@ export const migrations: readonly PostgresMigration[] = [
 /** Any fixed number, the same in every instance: the key of the migration lock. */
 const MIGRATION_LOCK = 0x7265_7374; // "rest"
 
-/** Brings the database up to the newest version; returns the versions it applied. */
-export async function migrate(client: PoolClient, collections: readonly string[]): Promise<number[]> {
+/**
+ * Brings the database up to the newest version and creates the indexes `extra` asks for
+ * (each an idempotent statement run under the same lock); returns the versions applied.
+ */
+export async function migrate(
+  client: PoolClient,
+  collections: readonly string[],
+  extra: readonly string[] = [],
+): Promise<number[]> {
   const applied: number[] = [];
   await client.query('BEGIN');
   try {
@@ -86,6 +122,7 @@ export async function migrate(client: PoolClient, collections: readonly string[]
       ]);
       applied.push(migration.version);
     }
+    for (const statement of extra) await client.query(statement);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

@@ -1,19 +1,26 @@
 /**
- * The PostgreSQL store: node-postgres with a pool, each write a single statement that is
- * durable when it returns (PostgreSQL's default `synchronous_commit = on`). No state lives
- * in the process, so any number of instances may share one database.
+ * The PostgreSQL store: node-postgres with a pool, each write a single statement (or one
+ * short transaction) that is durable when it returns (`synchronous_commit = on`). No state
+ * lives in the process, so any number of instances may share one database.
  */
 import pg from 'pg';
-import type { Collection, Store, StoredRecord, StoreOptions } from '../store.js';
+import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
+import {
+  type Collection,
+  IdempotencyConflictError,
+  type IdempotencyKeys,
+  PreconditionFailedError,
+  type Store,
+  type StoredRecord,
+  type StoreOptions,
+  type VersionCondition,
+} from '../store.js';
 import { guard } from './errors.js';
 import { migrate } from './migrations.js';
+import { postgresDialect } from './postgres-dialect.js';
 
-const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
-/** The columns of a {@link StoredRecord}, formatted as the API shows them. */
-const COLUMNS = `id, data::text AS data, version,
-  to_char(created_at AT TIME ZONE 'UTC', ${TIMESTAMP}) AS "createdAt",
-  to_char(updated_at AT TIME ZONE 'UTC', ${TIMESTAMP}) AS "updatedAt"`;
+/** The columns of a {@link StoredRecord}. */
+const COLUMNS = 'id, data::text AS data, version, created_at AS "createdAt", updated_at AS "updatedAt"';
 
 /** int8 (ids) as a JS number: ids stay far below 2^53, and the API shows them as numbers. */
 const INT8_OID = 20;
@@ -48,7 +55,7 @@ export async function openPostgresStore(
   try {
     const client = await guard(() => pool.connect());
     try {
-      await migrate(client, collections);
+      await migrate(client, collections, createIndexStatements(postgresDialect, options.indexes));
       // A write is acknowledged only once PostgreSQL has flushed it; a server configured
       // with synchronous_commit = off would ack before that, so restock's sessions opt back in.
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
@@ -64,7 +71,9 @@ export async function openPostgresStore(
     throw error;
   }
 
-  const byName = new Map(collections.map((name) => [name, postgresCollection(pool, name)]));
+  const byName = new Map(
+    collections.map((name) => [name, postgresCollection(pool, name, indexedIn(options.indexes, name))]),
+  );
   return {
     dialect: 'postgres',
     collection(name) {
@@ -72,6 +81,7 @@ export async function openPostgresStore(
       if (!found) throw new Error(`unknown collection "${name}"`);
       return found;
     },
+    idempotency: postgresIdempotencyKeys(pool),
     async ping() {
       await guard(() => pool.query('SELECT 1'));
     },
@@ -81,20 +91,23 @@ export async function openPostgresStore(
   };
 }
 
-function postgresCollection(pool: pg.Pool, table: string): Collection {
+function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: readonly string[]) => boolean): Collection {
   /** A named, server-side prepared statement on whichever connection runs it. */
   const statement = (name: string, text: string) => ({ name: `${table}.${name}`, text });
-  const list = statement('list', `SELECT ${COLUMNS} FROM "${table}" WHERE id > $1 ORDER BY id LIMIT $2`);
   const get = statement('get', `SELECT ${COLUMNS} FROM "${table}" WHERE id = $1`);
   const insert = statement('insert', `INSERT INTO "${table}" (data) VALUES ($1::jsonb) RETURNING ${COLUMNS}`);
   // One UPDATE: PostgreSQL locks the row and, if another writer got there first,
-  // re-evaluates the merge on its result, so concurrent merges never lose a field.
-  const merge = statement(
-    'merge',
-    `UPDATE "${table}" SET data = restock_merge_patch(data, $1::jsonb), version = version + 1, updated_at = now()
-     WHERE id = $2 RETURNING ${COLUMNS}`,
-  );
+  // re-evaluates the merge (and the version check) on its result, so concurrent merges
+  // never lose a field and a stale If-Match never overwrites.
+  const mergeSql = `UPDATE "${table}" SET data = restock_merge_patch(data, $1::jsonb), version = version + 1,
+    updated_at = restock_now() WHERE id = $2`;
+  const merge = statement('merge', `${mergeSql} RETURNING ${COLUMNS}`);
+  const mergeIf = statement('mergeIf', `${mergeSql} AND version = ANY($3::integer[]) RETURNING ${COLUMNS}`);
   const remove = statement('remove', `DELETE FROM "${table}" WHERE id = $1 RETURNING ${COLUMNS}`);
+  const removeIf = statement(
+    'removeIf',
+    `DELETE FROM "${table}" WHERE id = $1 AND version = ANY($2::integer[]) RETURNING ${COLUMNS}`,
+  );
   // Ids come out in input order: the identity is drawn row by row in ordinality order.
   const insertMany = statement(
     'insertMany',
@@ -105,7 +118,7 @@ function postgresCollection(pool: pg.Pool, table: string): Collection {
   const insertExact = statement(
     'insertExact',
     `INSERT INTO "${table}" (id, data, version, created_at, updated_at) OVERRIDING SYSTEM VALUE
-     SELECT * FROM unnest($1::bigint[], $2::text[]::jsonb[], $3::integer[], $4::timestamptz[], $5::timestamptz[])`,
+     SELECT * FROM unnest($1::bigint[], $2::text[]::jsonb[], $3::integer[], $4::text[], $5::text[])`,
   );
   // Moves the identity past every restored id, so that later creates never collide.
   const raiseIdentity = statement(
@@ -118,13 +131,43 @@ function postgresCollection(pool: pg.Pool, table: string): Collection {
   const one = async (query: { name: string; text: string }, values: unknown[]) =>
     (await guard(() => pool.query<StoredRecord>({ ...query, values }))).rows[0];
 
+  /** Runs a conditional write: the plain statement, or the one that checks the version. */
+  const conditional = async (
+    plain: () => Promise<StoredRecord | undefined>,
+    checked: (versions: readonly number[]) => Promise<StoredRecord | undefined>,
+    ifVersion: VersionCondition | undefined,
+  ) => {
+    if (ifVersion === undefined) return plain();
+    const record = ifVersion === '*' ? await plain() : ifVersion.length > 0 ? await checked(ifVersion) : undefined;
+    if (!record) throw new PreconditionFailedError();
+    return record;
+  };
+
   return {
-    async list(page) {
-      return (await guard(() => pool.query<StoredRecord>({ ...list, values: [page.afterId ?? 0, page.limit] }))).rows;
+    async list(query) {
+      // Unnamed: list queries take many shapes, and a connection would keep each one prepared.
+      const sql = selectPage(postgresDialect, isIndexed, table, COLUMNS, query);
+      const { rows } = await guard(() => pool.query(sql.text, sql.values));
+      return rows.map((row) => listedRecord(row, sql.positionColumns));
+    },
+    async count(query) {
+      const sql = selectCount(postgresDialect, isIndexed, table, query);
+      const { rows } = await guard(() => pool.query<{ n: string }>(sql.text, sql.values));
+      return Number(rows[0]?.n ?? 0);
     },
     get: (id) => one(get, [id]),
-    async create(data) {
-      return (await one(insert, [data])) as StoredRecord;
+    async create(data, idempotency) {
+      if (!idempotency) return (await one(insert, [data])) as StoredRecord;
+      return transaction(pool, async (client) => {
+        const record = (await client.query<StoredRecord>({ ...insert, values: [data] })).rows[0] as StoredRecord;
+        const done = await client.query(
+          `UPDATE idempotency_keys SET state = 'done', collection = $4, record = $5
+           WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`,
+          [idempotency.scope, idempotency.key, idempotency.token, table, JSON.stringify(record)],
+        );
+        if (done.rowCount !== 1) throw new IdempotencyConflictError();
+        return record;
+      });
     },
     async createMany(data) {
       const { rows } = await guard(() => pool.query<StoredRecord>({ ...insertMany, values: [data] }));
@@ -146,8 +189,74 @@ function postgresCollection(pool: pg.Pool, table: string): Collection {
         await client.query(raiseIdentity);
       });
     },
-    merge: (id, patch) => one(merge, [patch, id]),
-    remove: (id) => one(remove, [id]),
+    merge: (id, patch, ifVersion) =>
+      conditional(
+        () => one(merge, [patch, id]),
+        (versions) => one(mergeIf, [patch, id, versions]),
+        ifVersion,
+      ),
+    remove: (id, ifVersion) =>
+      conditional(
+        () => one(remove, [id]),
+        (versions) => one(removeIf, [id, versions]),
+        ifVersion,
+      ),
+  };
+}
+
+function postgresIdempotencyKeys(pool: pg.Pool): IdempotencyKeys {
+  const query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
+    guard(() => pool.query<R>(text, values));
+  return {
+    async claim(scope, key, fingerprint, token, staleAfterMs) {
+      // A claim released between the INSERT and the SELECT is tried again, a few times.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inserted = await query(
+          `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state) VALUES ($1, $2, $3, $4, 'running')
+           ON CONFLICT DO NOTHING`,
+          [scope, key, fingerprint, token],
+        );
+        if (inserted.rowCount === 1) return { state: 'claimed' };
+        const { rows } = await query<{
+          fingerprint: string;
+          state: string;
+          token: string;
+          collection: string | null;
+          record: string | null;
+          stale: boolean;
+        }>(
+          `SELECT fingerprint, state, token, collection, record,
+                  claimed_at < now() - $3 * interval '1 millisecond' AS stale
+           FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+          [scope, key, staleAfterMs],
+        );
+        const found = rows[0];
+        if (!found) continue;
+        if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
+        if (found.state === 'done') {
+          return { state: 'done', collection: found.collection ?? '', record: JSON.parse(found.record ?? '{}') };
+        }
+        if (!found.stale) return { state: 'running' };
+        const takeover = await query(
+          `UPDATE idempotency_keys SET token = $3, claimed_at = now()
+           WHERE scope = $1 AND key = $2 AND token = $4 AND state = 'running'`,
+          [scope, key, token, found.token],
+        );
+        return { state: takeover.rowCount === 1 ? 'claimed' : 'running' };
+      }
+      return { state: 'running' };
+    },
+    async release(scope, key, token) {
+      await query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`, [
+        scope,
+        key,
+        token,
+      ]);
+    },
+    async sweep(before) {
+      const result = await query('DELETE FROM idempotency_keys WHERE created_at < $1', [before]);
+      return result.rowCount ?? 0;
+    },
   };
 }
 
