@@ -19,6 +19,7 @@ import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
+import { loadCollectionSchemas } from './schemas/collection-schema.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -33,18 +34,17 @@ export interface AppOptions {
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
   const store =
     options.store ??
-    (await openStore(
-      config.databaseUrl,
-      RESOURCES.map((r) => r.plural),
-      {
-        indexes: config.indexes,
-        poolSize: config.databasePoolSize,
-        connectTimeoutMs: config.databaseConnectTimeout,
-        statementTimeoutMs: config.databaseStatementTimeout,
-      },
-    ));
+    (await openStore(config.databaseUrl, collections, {
+      indexes: config.indexes,
+      unique: [...schemas.values()].flatMap((schema) => schema.unique),
+      poolSize: config.databasePoolSize,
+      connectTimeoutMs: config.databaseConnectTimeout,
+      statementTimeoutMs: config.databaseStatementTimeout,
+    }));
 
   const app = Fastify({
     logger:
@@ -105,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       idempotencyKeys: store.idempotency,
       idempotency,
       maxFieldNameLength: config.maxFieldNameLength,
+      schema: schemas.get(resource.plural),
     });
   }
   return app;

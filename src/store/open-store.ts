@@ -6,6 +6,7 @@ import type { Store, StoreOptions } from './store.js';
 /** What a network store uses when the caller does not say. */
 export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   indexes: [],
+  unique: [],
   poolSize: 10,
   connectTimeoutMs: 5000,
   statementTimeoutMs: 15000,
