@@ -11,8 +11,11 @@
  * Usage: node --import tsx bench/baseline-server.ts <database path> <port>
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { indexedIn, selectPage } from '../src/store/sql/list-sql.js';
 import { openConnection } from '../src/store/sqlite/connection.js';
-import { collectionStatements } from '../src/store/sqlite/statements.js';
+import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import { COLUMNS, collectionStatements } from '../src/store/sqlite/statements.js';
+import { INDEXES, indexStatements } from './schema.js';
 
 interface Row {
   id: number;
@@ -23,12 +26,14 @@ interface Row {
 }
 
 const [path = 'bench-baseline.db', port = '3001'] = process.argv.slice(2);
-const db = openConnection(path, ['users', 'products']);
+const db = openConnection(path, ['users', 'products'], indexStatements());
 
 function prepare(table: string) {
   const sql = collectionStatements(table);
+  // The statement restock's list query builder makes for the first page in id order.
+  const page = selectPage(sqliteDialect, indexedIn(INDEXES, table), table, COLUMNS, { where: [], sort: [], limit: 1 });
   return {
-    list: db.prepare(sql.list),
+    list: db.prepare(page.text),
     get: db.prepare(sql.get),
     insert: db.prepare(sql.insert),
     merge: db.prepare(sql.merge),
@@ -80,7 +85,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
   const list = byPlural[name];
   if (list && !rawId && method === 'GET') {
     const limit = Number(new URLSearchParams(query).get('limit') ?? 100);
-    const rows = list.statements.list.all(0, limit + 1) as Row[];
+    const rows = list.statements.list.all({ p1: limit + 1 }) as Row[];
     const page = rows.slice(0, limit);
     const headers: Record<string, string> = {};
     const last = page[page.length - 1];

@@ -1,10 +1,11 @@
 /**
  * Seeds a benchmark database directly, without the HTTP layer: the schema from restock's
- * own migrations, then the records generated inside SQLite by one INSERT … SELECT per
+ * own migrations and its default indexes, then the records generated inside SQLite by one INSERT … SELECT per
  * collection, in one transaction (a million records take seconds).
  */
 import { renameSync, rmSync } from 'node:fs';
 import { openConnection } from '../src/store/sqlite/connection.js';
+import { indexStatements } from './schema.js';
 
 export interface SeedCounts {
   users: number;
@@ -27,7 +28,7 @@ const FIELDS: Record<keyof SeedCounts, string> = {
 export function seedDatabase(path: string, counts: SeedCounts): void {
   const building = `${path}.building`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
-  const db = openConnection(building, Object.keys(counts));
+  const db = openConnection(building, Object.keys(counts), indexStatements());
   const now = new Date().toISOString();
   db.transaction(() => {
     for (const [table, count] of Object.entries(counts) as [keyof SeedCounts, number][]) {

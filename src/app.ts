@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { registerCors } from './http/cors.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { batchedDestination } from './http/log-destination.js';
 import { applyMethodOverride, registerMethodOverrideHooks, wireMethod } from './http/method-override.js';
@@ -14,6 +15,7 @@ import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
+import { loadCollectionSchemas } from './schemas/collection-schema.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -28,12 +30,17 @@ export interface AppOptions {
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
   const store =
     options.store ??
-    (await openStore(
-      config.databaseUrl,
-      RESOURCES.map((r) => r.plural),
-    ));
+    (await openStore(config.databaseUrl, collections, {
+      indexes: config.indexes,
+      unique: [...schemas.values()].flatMap((schema) => schema.unique),
+      poolSize: config.databasePoolSize,
+      connectTimeoutMs: config.databaseConnectTimeout,
+      statementTimeoutMs: config.databaseStatementTimeout,
+    }));
 
   const app = Fastify({
     logger:
@@ -60,6 +67,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
+  // While closing, a keep-alive connection whose request is still in flight would stay
+  // open (and keep the process alive) until its idle timeout; answering its last request
+  // with `Connection: close` lets it end as soon as the response is out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -80,7 +98,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerServiceRoutes(app, store, RESOURCES);
-  for (const resource of RESOURCES) registerResourceRoutes(app, resource, store.collection(resource.plural));
+  const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
+  registerIdempotencySweep(app, store.idempotency, idempotency);
+  for (const resource of RESOURCES) {
+    registerResourceRoutes(app, resource, {
+      collection: store.collection(resource.plural),
+      idempotencyKeys: store.idempotency,
+      idempotency,
+      maxFieldNameLength: config.maxFieldNameLength,
+      schema: schemas.get(resource.plural),
+    });
+  }
   return app;
 }
 

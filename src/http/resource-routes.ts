@@ -4,18 +4,37 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
-import { type IdParams, IdParamsSchema, type ListQuery, ListQuerySchema } from '../schemas/record.js';
-import type { Collection } from '../store/store.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
-import { recordFields } from './json-body.js';
+import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
+import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
+import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
+import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
+import { encodeCursor } from './cursor.js';
+import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
+import { clientFields, recordFields } from './json-body.js';
+import { parseListQuery, type RawListQuery } from './list-query.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
 import { HttpProblem } from './problem.js';
-import { etagOf, JSON_TYPE, renderRecords, sendRecord } from './record-response.js';
+import { JSON_TYPE, renderRecords, sendRecord } from './record-response.js';
 
-/** Registers every path of `resource`, served from `collection`. */
-export function registerResourceRoutes(app: FastifyInstance, resource: ResourceDefinition, collection: Collection) {
-  const op = operations(resource, collection);
+/** What the routes of a resource are served from. */
+export interface ResourceRoutesOptions {
+  collection: Collection;
+  idempotencyKeys: IdempotencyKeys;
+  idempotency: IdempotencyOptions;
+  /** Longest field name a query may name. */
+  maxFieldNameLength: number;
+  /** The operator's schema for the collection: creates and the results of changes must pass it. */
+  schema?: CollectionSchema;
+}
+
+/** Registers every path of `resource`. */
+export function registerResourceRoutes(
+  app: FastifyInstance,
+  resource: ResourceDefinition,
+  options: ResourceRoutesOptions,
+) {
+  const op = operations(resource, options);
   const itemOps = { GET: op.read, PUT: op.modify, PATCH: op.modify, DELETE: op.remove };
   registerPaths(app, [
     { url: `/${resource.plural}/`, operations: { GET: op.list } },
@@ -27,7 +46,8 @@ export function registerResourceRoutes(app: FastifyInstance, resource: ResourceD
   ]);
 }
 
-function operations(resource: ResourceDefinition, collection: Collection) {
+function operations(resource: ResourceDefinition, options: ResourceRoutesOptions) {
+  const { collection } = options;
   const paths = canonicalPaths(resource);
   const notFound = (id: string | number) =>
     new HttpProblem('not-found', `There is no ${resource.singular} with id ${JSON.stringify(String(id))}.`);
@@ -40,19 +60,38 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     return id;
   };
 
+  /** Refuses a record that breaks the schema, with every violation at once. */
+  const ensureValid = (violations: SchemaViolation[], what: string) => {
+    if (violations.length === 0) return;
+    const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
+    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+      errors: violations,
+    });
+  };
+  const { schema } = options;
+  const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
+
+  const created = (reply: FastifyReply, record: StoredRecord) =>
+    sendRecord(reply.header('location', paths.item(record.id)), 201, record);
+
   const list: Operation = {
     schema: { querystring: ListQuerySchema },
     async handler(request, reply) {
-      const { limit, cursor } = request.query as ListQuery;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      const rows = await collection.list({ limit: limit + 1, afterId: after?.id ?? 0 });
-      const page = rows.length > limit ? rows.slice(0, limit) : rows;
+      const { query, sortKey, fields } = parseListQuery(request.query as RawListQuery, options.maxFieldNameLength);
+      const [rows, total] = await Promise.all([
+        collection.list({ ...query, limit: query.limit + 1 }),
+        prefers(request, 'count', 'exact') ? collection.count(query) : undefined,
+      ]);
+      const page = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
       const last = page[page.length - 1];
-      if (rows.length > limit && last) {
-        const next = `${paths.collection}?limit=${limit}&cursor=${encodeCursor({ id: last.id })}`;
-        reply.header('link', `<${next}>; rel="next"`);
+      if (rows.length > query.limit && last) {
+        reply.header(
+          'link',
+          `<${nextPage(request.url, paths.collection, encodeCursor(last.position, sortKey))}>; rel="next"`,
+        );
       }
-      return reply.type(JSON_TYPE).send(renderRecords(page));
+      if (total !== undefined) reply.header('x-total-count', String(total)).header('preference-applied', 'count=exact');
+      return reply.type(JSON_TYPE).send(renderRecords(page, fields));
     },
   };
 
@@ -62,7 +101,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
       const id = idOf(request);
       const record = await collection.get(id);
       if (!record) throw notFound(id);
-      if (matchesAny(request.headers['if-none-match'], etagOf(record))) {
+      if (noneMatchHits(request.headers['if-none-match'], record)) {
         return reply.code(304).header('etag', etagOf(record)).send();
       }
       return sendRecord(reply, 200, record);
@@ -71,9 +110,24 @@ function operations(resource: ResourceDefinition, collection: Collection) {
 
   const create: Operation = {
     async handler(request, reply) {
-      const record = await collection.create(recordFields(request.body));
-      reply.header('location', paths.item(record.id));
-      return sendRecord(reply, 201, record);
+      const fields = clientFields(request.body);
+      if (schema) ensureValid(schema.check(fields), 'sent');
+      const data = JSON.stringify(fields);
+      const key = idempotencyKeyOf(request);
+      if (key === undefined) return created(reply, await collection.create(data));
+
+      const what = { method: request.method, path: paths.create, body: data };
+      const outcome = await claimKey(options.idempotencyKeys, request, key, what, options.idempotency);
+      if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
+      try {
+        return created(reply, await collection.create(data, outcome.claim));
+      } catch (error) {
+        // Nothing was written: let a retry run again rather than wait for the claim to go stale.
+        await options.idempotencyKeys
+          .release(outcome.claim.scope, outcome.claim.key, outcome.claim.token)
+          .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
+        throw error;
+      }
     },
   };
 
@@ -81,7 +135,9 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     schema: { params: IdParamsSchema },
     async handler(request, reply) {
       const id = idOf(request);
-      const record = await collection.merge(id, recordFields(request.body));
+      const patch = recordFields(request.body);
+      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
+      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
@@ -91,7 +147,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     schema: { params: IdParamsSchema },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const record = await collection.remove(id);
+      const record = await collection.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();
@@ -103,11 +159,11 @@ function operations(resource: ResourceDefinition, collection: Collection) {
   return { list, read, create, modify, remove };
 }
 
-/** Whether an If-None-Match header lists `etag` (or is `*`); weak comparison, as RFC 9110 says. */
-function matchesAny(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
+/** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */
+function nextPage(requestUrl: string, collectionPath: string, cursor: string): string {
+  const query = new URLSearchParams(requestUrl.split('?')[1] ?? '');
+  query.delete('cursor');
+  query.delete('offset');
+  query.set('cursor', cursor);
+  return `${collectionPath}?${query.toString()}`;
 }

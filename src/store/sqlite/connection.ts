@@ -1,6 +1,6 @@
 /**
- * Opening a SQLite database the way restock needs it: WAL, every commit fsynced, a busy
- * timeout for the write lock other processes may hold, and the schema migrated.
+ * Opening a SQLite database the way restock needs it: a busy timeout for the write lock
+ * other processes may hold, WAL, every commit fsynced, and the schema migrated.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -10,15 +10,19 @@ import { migrate } from './migrations.js';
 /** How long a writer waits for another process's write lock before giving up (ms). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** Opens (creating when needed) the database file at `path`, or `:memory:`, and migrates it. */
-export function openConnection(path: string, collections: readonly string[]): Db {
+/**
+ * Opens (creating when needed) the database file at `path`, or `:memory:`, migrates it and
+ * runs `extra` (idempotent statements: the configured indexes).
+ */
+export function openConnection(path: string, collections: readonly string[], extra: readonly string[] = []): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // First, so that every later step waits for another process's lock instead of failing.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
   // FULL: a commit returns only once the WAL is fsynced, so an acknowledged write survives
   // a power loss, not just a crash of the process.
   db.pragma('synchronous = FULL');
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  migrate(db, collections);
+  migrate(db, collections, extra);
   return db;
 }

@@ -1,23 +1,67 @@
 /**
- * The SQLite store: better-sqlite3 on one file in WAL mode. Reads run at once; writes go
- * through {@link GroupCommit}, which commits the writes that arrive together in one
- * fsynced transaction (`synchronous = FULL`) before any of their promises resolves.
+ * The SQLite store: better-sqlite3 on one file in WAL mode. Reads run at once; every write
+ * goes through {@link GroupCommit}, which commits the writes that arrive together in one
+ * fsynced transaction (`synchronous = FULL`), each under its own savepoint, before any of
+ * their promises resolves.
  */
-import type { Database as Db } from 'better-sqlite3';
-import { type Collection, type Store, type StoredRecord, StoreUnavailableError } from '../store.js';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
+import {
+  createUniqueIndexSql,
+  type DuplicateRow,
+  duplicatesMessage,
+  selectDuplicatesSql,
+  toDuplicate,
+  uniqueIndexName,
+} from '../sql/unique-sql.js';
+import {
+  type Collection,
+  IdempotencyConflictError,
+  type IdempotencyKeys,
+  PreconditionFailedError,
+  type Store,
+  type StoredRecord,
+  type StoreOptions,
+  StoreSetupError,
+  StoreUnavailableError,
+  type UniqueField,
+  UniqueViolationError,
+  type WriteConditions,
+} from '../store.js';
 import { openConnection } from './connection.js';
 import { GroupCommit } from './group-commit.js';
-import { collectionStatements } from './statements.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { COLUMNS, collectionStatements } from './statements.js';
 
 /** SQLite result codes that mean "not now" rather than "this request is wrong". */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
 
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
-export function openSqliteStore(path: string, collections: readonly string[]): Store {
-  const db = openConnection(path, collections);
-  const commits = new GroupCommit(db, { mapError: toStoreError });
+export function openSqliteStore(
+  path: string,
+  collections: readonly string[],
+  options: Pick<StoreOptions, 'indexes' | 'unique'>,
+): Store {
+  const db = openConnection(path, collections, createIndexStatements(sqliteDialect, options.indexes));
+  for (const field of options.unique) createUniqueIndex(db, field);
 
-  const byName = new Map(collections.map((name) => [name, sqliteCollection(db, commits, name)]));
+  const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
+  const mapError = (error: unknown) => toStoreError(uniqueByIndex, error);
+  const guard = <T>(run: () => T): T => {
+    try {
+      return run();
+    } catch (error) {
+      throw mapError(error);
+    }
+  };
+  const commits = new GroupCommit(db, { mapError });
+  const prepare = statementCache(db);
+  const byName = new Map(
+    collections.map((name) => [
+      name,
+      sqliteCollection(db, prepare, guard, commits, name, indexedIn(options.indexes, name)),
+    ]),
+  );
   const ping = db.prepare('SELECT 1');
   return {
     dialect: 'sqlite',
@@ -26,6 +70,7 @@ export function openSqliteStore(path: string, collections: readonly string[]): S
       if (!found) throw new Error(`unknown collection "${name}"`);
       return found;
     },
+    idempotency: sqliteIdempotencyKeys(db, commits),
     async ping() {
       guard(() => ping.get());
     },
@@ -37,26 +82,93 @@ export function openSqliteStore(path: string, collections: readonly string[]): S
   };
 }
 
-function sqliteCollection(db: Db, commits: GroupCommit, table: string): Collection {
+/** Creates the unique index of `field`; records that already share a value stop the start, named. */
+function createUniqueIndex(db: Db, field: UniqueField): void {
+  try {
+    db.exec(createUniqueIndexSql(sqliteDialect, field));
+  } catch (error) {
+    if (!/UNIQUE/.test(String((error as Error).message))) throw error;
+    const found = db.prepare(selectDuplicatesSql(sqliteDialect, field, 3)).all() as DuplicateRow[];
+    throw new StoreSetupError(duplicatesMessage(field, found.map(toDuplicate)));
+  }
+}
+
+/**
+ * Prepared statements of list queries, by their SQL. Their shapes depend on the filters
+ * and sort a client sends, so the cache is bounded: the oldest is dropped first.
+ */
+function statementCache(db: Db, size = 256): (sql: string) => Statement {
+  const cache = new Map<string, Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+function sqliteCollection(
+  db: Db,
+  prepare: (sql: string) => Statement,
+  guard: <T>(run: () => T) => T,
+  commits: GroupCommit,
+  table: string,
+  isIndexed: (path: readonly string[]) => boolean,
+): Collection {
   const sql = collectionStatements(table);
-  const list = db.prepare(sql.list);
   const get = db.prepare(sql.get);
   const insert = db.prepare(sql.insert);
   const insertExact = db.prepare(sql.insertExact);
   const merge = db.prepare(sql.merge);
+  const mergeIf = db.prepare(sql.mergeIf);
   const remove = db.prepare(sql.remove);
+  const removeIf = db.prepare(sql.removeIf);
+  const completeClaim = db.prepare(
+    `UPDATE idempotency_keys SET state = 'done', collection = ?, record = ?
+     WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
+  );
+
+  /** Runs a write: plain, or checking the version (a miss is a failed precondition). */
+  const conditional = (
+    plain: () => StoredRecord | undefined,
+    checked: (versions: string) => StoredRecord | undefined,
+    ifVersion: WriteConditions['ifVersion'],
+  ) => {
+    if (ifVersion === undefined) return plain();
+    const record = ifVersion === '*' ? plain() : ifVersion.length > 0 ? checked(JSON.stringify(ifVersion)) : undefined;
+    if (!record) throw new PreconditionFailedError();
+    return record;
+  };
 
   return {
-    async list(page) {
-      return guard(() => list.all(page.afterId ?? 0, page.limit) as StoredRecord[]);
+    async list(query) {
+      const sql = selectPage(sqliteDialect, isIndexed, table, COLUMNS, query);
+      const rows = guard(() => prepare(sql.text).all(named(sql.values)) as Record<string, unknown>[]);
+      return rows.map((row) => listedRecord(row, sql.positionColumns));
+    },
+    async count(query) {
+      const sql = selectCount(sqliteDialect, isIndexed, table, query);
+      return guard(() => (prepare(sql.text).get(named(sql.values)) as { n: number }).n);
     },
     async get(id) {
       return guard(() => get.get(id) as StoredRecord | undefined);
     },
-    create(data) {
+    // Every write is a unit of work of the group commit: its statements run under its own
+    // savepoint, so a throw (a failed precondition, a schema check, a unique field, a lost
+    // idempotency claim) undoes only this write, and it resolves once its batch is durable.
+    create(data, idempotency) {
       return commits.run(() => {
         const now = new Date().toISOString();
-        return insert.get(data, now, now) as StoredRecord;
+        const record = insert.get(data, now, now) as StoredRecord;
+        if (idempotency) {
+          const { scope, key, token } = idempotency;
+          const done = completeClaim.run(table, JSON.stringify(record), scope, key, token);
+          if (done.changes !== 1) throw new IdempotencyConflictError();
+        }
+        return record;
       });
     },
     createMany(data) {
@@ -70,27 +182,110 @@ function sqliteCollection(db: Db, commits: GroupCommit, table: string): Collecti
         for (const r of records) insertExact.run(r.id, r.data, r.version, r.createdAt, r.updatedAt);
       });
     },
-    merge(id, patch) {
-      return commits.run(() => merge.get(patch, new Date().toISOString(), id) as StoredRecord | undefined);
+    merge(id, patch, conditions = {}) {
+      return commits.run(() => {
+        const now = new Date().toISOString();
+        const record = conditional(
+          () => merge.get(patch, now, id) as StoredRecord | undefined,
+          (versions) => mergeIf.get(patch, now, id, versions) as StoredRecord | undefined,
+          conditions.ifVersion,
+        );
+        if (record) conditions.check?.(record.data);
+        return record;
+      });
     },
-    remove(id) {
-      return commits.run(() => remove.get(id) as StoredRecord | undefined);
+    remove(id, conditions = {}) {
+      return commits.run(() =>
+        conditional(
+          () => remove.get(id) as StoredRecord | undefined,
+          (versions) => removeIf.get(id, versions) as StoredRecord | undefined,
+          conditions.ifVersion,
+        ),
+      );
+    },
+    async duplicates(field, limit) {
+      const sql = selectDuplicatesSql(sqliteDialect, { ...field, collection: table }, limit);
+      return guard(() => (prepare(sql).all() as DuplicateRow[]).map(toDuplicate));
     },
   };
 }
 
-/** Runs a read, turning "database busy or gone" into {@link StoreUnavailableError}. */
-function guard<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    throw toStoreError(error);
-  }
+/** The values of a built query, for its `@p1, @p2, …` parameters. */
+function named(values: readonly unknown[]): Record<string, unknown> {
+  const bound: Record<string, unknown> = {};
+  values.forEach((value, i) => {
+    bound[`p${i + 1}`] = value;
+  });
+  return bound;
 }
 
-/** A SQLite error as the HTTP layer should see it: "busy or gone" is {@link StoreUnavailableError}. */
-function toStoreError(error: unknown): unknown {
+function sqliteIdempotencyKeys(db: Db, commits: GroupCommit): IdempotencyKeys {
+  const insert = db.prepare(
+    `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state, claimed_at, created_at)
+     VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const find = db.prepare(
+    'SELECT fingerprint, state, token, collection, record, claimed_at AS claimedAt FROM idempotency_keys WHERE scope = ? AND key = ?',
+  );
+  const takeOver = db.prepare(
+    `UPDATE idempotency_keys SET token = ?, claimed_at = ? WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
+  );
+  const release = db.prepare(
+    `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
+  );
+  const sweep = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
+
+  // A unit of work of the group commit: its batch holds the write lock (BEGIN IMMEDIATE),
+  // which makes claim-or-read one step across processes.
+  const claim = (scope: string, key: string, fingerprint: string, token: string, staleAfterMs: number) => {
+    const now = Date.now();
+    if (insert.run(scope, key, fingerprint, token, now, now).changes === 1) return { state: 'claimed' } as const;
+    const found = find.get(scope, key) as {
+      fingerprint: string;
+      state: string;
+      token: string;
+      collection: string | null;
+      record: string | null;
+      claimedAt: number;
+    };
+    if (found.fingerprint !== fingerprint) return { state: 'mismatch' } as const;
+    if (found.state === 'done') {
+      return {
+        state: 'done',
+        collection: found.collection ?? '',
+        record: JSON.parse(found.record ?? '{}') as StoredRecord,
+      } as const;
+    }
+    if (found.claimedAt > now - staleAfterMs) return { state: 'running' } as const;
+    takeOver.run(token, now, scope, key, found.token);
+    return { state: 'claimed' } as const;
+  };
+
+  return {
+    claim(scope, key, fingerprint, token, staleAfterMs) {
+      return commits.run(() => claim(scope, key, fingerprint, token, staleAfterMs));
+    },
+    async release(scope, key, token) {
+      await commits.run(() => release.run(scope, key, token));
+    },
+    sweep(before) {
+      return commits.run(() => sweep.run(before.getTime()).changes);
+    },
+  };
+}
+
+/**
+ * A SQLite error as the HTTP layer should see it: "database busy or gone" is
+ * {@link StoreUnavailableError}, a unique index's refusal {@link UniqueViolationError}
+ * naming its field; anything else passes unchanged.
+ */
+function toStoreError(unique: ReadonlyMap<string, UniqueField>, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const index = /index '([^']+)'/.exec((error as Error).message)?.[1];
+    const field = index === undefined ? undefined : unique.get(index);
+    if (field) return new UniqueViolationError(field.collection, field.path);
+  }
   if (typeof code === 'string' && UNAVAILABLE.test(code)) {
     return new StoreUnavailableError(`SQLite is unavailable (${code})`, { cause: error });
   }
