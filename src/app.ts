@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
+import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
+import { registerConsole } from './http/console.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
   applyMethodOverride,
@@ -14,6 +16,7 @@ import {
   registerMethodOverrideHooks,
   wireMethod,
 } from './http/method-override.js';
+import { registerMetrics } from './http/metrics.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
@@ -27,6 +30,8 @@ export interface AppOptions {
   store?: Store;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: { write(line: string): void } | false;
+  /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
@@ -60,6 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -78,7 +84,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
   });
 
-  registerServiceRoutes(app, store, RESOURCES);
+  // The generator first, so that it sees every route; metrics next, so that they count them all.
+  await registerOpenApi(app, RESOURCES);
+  registerMetrics(app, store);
+  await registerApiDocs(app);
+  const consolePage = await registerConsole(app);
+  registerServiceRoutes(app, store, RESOURCES, consolePage);
   for (const resource of RESOURCES) registerResourceRoutes(app, resource, store.collection(resource.plural));
   return app;
 }

@@ -2,6 +2,7 @@
  * The collections restock serves. Each is one declaration of the same resource
  * definition: the routes, store tables and docs are all derived from it.
  */
+import type { TSchema } from 'typebox';
 
 /** What it takes to serve a collection of records over HTTP. */
 export interface ResourceDefinition {
@@ -11,6 +12,11 @@ export interface ResourceDefinition {
   readonly singular: string;
   /** One line for docs and the index. */
   readonly description: string;
+  /**
+   * A JSON Schema of the client's fields (an object schema). It names the collection's
+   * bodies and records in the OpenAPI document; without it any JSON object is a record.
+   */
+  readonly schema?: TSchema;
 }
 
 /** Declares a resource; names must be lower-case words, as they become paths and tables. */

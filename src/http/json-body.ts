@@ -80,10 +80,15 @@ function escapePointer(token: string): string {
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 
 /**
- * The client's fields of a create or modify body, as the JSON text the store keeps.
- * Throws a 400 problem when the body is missing or not a JSON object.
+ * Refuses a body that is missing or not a JSON object with a 400 naming what came instead.
+ * Runs as a route's preValidation hook, so that the collection's schema only ever checks
+ * objects, and its own failures can mean something else.
  */
-export function recordFields(body: unknown): string {
+export async function requireJsonObject(request: { body: unknown }): Promise<void> {
+  assertJsonObject(request.body);
+}
+
+function assertJsonObject(body: unknown): asserts body is Record<string, unknown> {
   if (body === undefined) {
     throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
   }
@@ -91,11 +96,18 @@ export function recordFields(body: unknown): string {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
     throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
   }
-  const fields = body as Record<string, unknown>;
-  if (SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) {
-    const copy = { ...fields };
+}
+
+/**
+ * The client's fields of a create or modify body, as the JSON text the store keeps.
+ * Throws a 400 problem when the body is missing or not a JSON object.
+ */
+export function recordFields(body: unknown): string {
+  assertJsonObject(body);
+  if (SYSTEM_FIELDS.some((name) => Object.hasOwn(body, name))) {
+    const copy = { ...body };
     for (const name of SYSTEM_FIELDS) delete copy[name];
     return JSON.stringify(copy);
   }
-  return JSON.stringify(fields);
+  return JSON.stringify(body);
 }

@@ -2,7 +2,14 @@
  * Registers a set of paths with Fastify so that each answers every method: the ones it
  * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest.
  */
-import type { FastifyInstance, FastifySchema, HTTPMethods, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifySchema,
+  HTTPMethods,
+  LogLevel,
+  preValidationHookHandler,
+  RouteHandlerMethod,
+} from 'fastify';
 import { HttpProblem } from './problem.js';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -12,12 +19,16 @@ export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
 export interface Operation {
   handler: RouteHandlerMethod;
   schema?: FastifySchema;
+  /** Runs after the body is parsed and before the schemas validate it. */
+  preValidation?: preValidationHookHandler;
 }
 
 export interface PathEntry {
   url: string;
   /** An accepted alias of a canonical path: served the same, left out of the docs. */
   alias?: boolean;
+  /** The path's log level; `warn` keeps it out of the access log (probes, metrics). */
+  logLevel?: LogLevel;
   operations: Partial<Record<Method, Operation>>;
 }
 
@@ -35,6 +46,8 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
           method,
           url,
           handler: operation.handler,
+          ...(operation.preValidation ? { preValidation: operation.preValidation } : {}),
+          ...(entry.logLevel ? { logLevel: entry.logLevel } : {}),
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
         });
       }

@@ -2,12 +2,13 @@
  * The REST routes of one resource, derived from its definition: list, read, create,
  * modify and delete at the canonical paths and the accepted aliases.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
-import { type IdParams, IdParamsSchema, type ListQuery, ListQuerySchema } from '../schemas/record.js';
+import { operationSchemas } from '../schemas/operations.js';
+import { type IdParams, IdParamsSchema, type ListQuery, ListQuerySchema, recordSchemas } from '../schemas/record.js';
 import type { Collection } from '../store/store.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { recordFields } from './json-body.js';
+import { recordFields, requireJsonObject } from './json-body.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
 import { HttpProblem } from './problem.js';
@@ -15,14 +16,28 @@ import { etagOf, JSON_TYPE, renderRecords, sendRecord } from './record-response.
 
 /** Registers every path of `resource`, served from `collection`. */
 export function registerResourceRoutes(app: FastifyInstance, resource: ResourceDefinition, collection: Collection) {
+  const schemas = recordSchemas(resource);
+  for (const schema of Object.values(schemas)) app.addSchema(schema);
+  const docs = operationSchemas(resource, schemas);
   const op = operations(resource, collection);
-  const itemOps = { GET: op.read, PUT: op.modify, PATCH: op.modify, DELETE: op.remove };
+  const withDocs = (operation: Operation, schema: FastifySchema): Operation => ({
+    ...operation,
+    schema: { ...operation.schema, ...schema },
+  });
+  const list = withDocs(op.list, docs.list);
+  const create = withDocs(op.create, docs.create);
+  const itemOps = {
+    GET: withDocs(op.read, docs.read),
+    PUT: withDocs(op.modify, docs.modify),
+    PATCH: withDocs(op.modify, docs.patch),
+    DELETE: withDocs(op.remove, docs.remove),
+  };
   registerPaths(app, [
-    { url: `/${resource.plural}/`, operations: { GET: op.list } },
-    { url: `/${resource.singular}/`, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, operations: { GET: list } },
+    { url: `/${resource.singular}/`, operations: { POST: create } },
     { url: `/${resource.singular}/:id/`, operations: itemOps },
     // The plural forms most REST clients assume: POST /users/ and /users/7/.
-    { url: `/${resource.plural}/`, alias: true, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, alias: true, operations: { POST: create } },
     { url: `/${resource.plural}/:id/`, alias: true, operations: itemOps },
   ]);
 }
@@ -70,6 +85,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
   };
 
   const create: Operation = {
+    preValidation: requireJsonObject,
     async handler(request, reply) {
       const record = await collection.create(recordFields(request.body));
       reply.header('location', paths.item(record.id));
@@ -79,6 +95,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
 
   const modify: Operation = {
     schema: { params: IdParamsSchema },
+    preValidation: requireJsonObject,
     async handler(request, reply) {
       const id = idOf(request);
       const record = await collection.merge(id, recordFields(request.body));

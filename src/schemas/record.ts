@@ -1,26 +1,100 @@
 /**
  * TypeBox schemas of records and request parts: one definition validates requests and
- * documents the API.
+ * documents the API. A collection's record schemas are derived from its resource
+ * definition, so a schema declared there shows in its bodies and responses.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
+import type { ResourceDefinition } from '../resources.js';
 
-/** A stored record: the client's own fields plus the three the server owns. */
-export const RecordSchema = Type.Object(
-  {
-    id: Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' }),
-    createdAt: Type.String({ format: 'date-time', description: 'When the record was created (UTC).' }),
-    updatedAt: Type.String({ format: 'date-time', description: 'When the record last changed (UTC).' }),
-  },
-  { additionalProperties: true, description: 'Any JSON object; id, createdAt and updatedAt are set by the server.' },
-);
+/** The fields the server owns, in the order responses put them around the client's. */
+const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
+const CREATED_AT = Type.String({ format: 'date-time', description: 'When the record was created (UTC).' });
+const UPDATED_AT = Type.String({ format: 'date-time', description: 'When the record last changed (UTC).' });
+const SYSTEM_REQUIRED = ['id', 'createdAt', 'updatedAt'];
 
-export const RecordListSchema = Type.Array(RecordSchema);
+/** The client's fields of a collection that declares no schema: any JSON object. */
+const ANY_FIELDS_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are ignored.';
+export const AnyFieldsSchema = Type.Object({}, { additionalProperties: true, description: ANY_FIELDS_DESCRIPTION });
 
-/** A create or modify body: any JSON object (checked by the body parser, not here). */
-export const RecordBodySchema = Type.Object({}, { additionalProperties: true });
+/** A JSON Schema as plain data, for reading the parts of a declared schema. */
+interface JsonSchema {
+  [keyword: string]: unknown;
+  properties?: Record<string, unknown>;
+  required?: string[];
+  description?: string;
+}
+
+/** The schemas of one collection, each with the `$id` it is documented under. */
+export interface RecordSchemas {
+  /** A create body (`UserFields`): the client's fields. */
+  fields: TSchema & { $id: string };
+  /** A modify body (`UserPatch`): a JSON Merge Patch of those fields. */
+  patch: TSchema & { $id: string };
+  /** A record as served (`User`): the client's fields with the server's. */
+  record: TSchema & { $id: string };
+}
+
+/** Derives the named schemas of `resource` from its declared `schema` (default: any object). */
+export function recordSchemas(resource: ResourceDefinition): RecordSchemas {
+  const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
+  const fields = (resource.schema ?? AnyFieldsSchema) as JsonSchema;
+  return {
+    fields: { ...fields, $id: `${name}Fields` },
+    patch: { ...mergePatchOf(fields), $id: `${name}Patch` },
+    record: { ...withSystemFields(fields), $id: name },
+  };
+}
+
+function isObjectSchema(schema: JsonSchema): boolean {
+  return schema.type === 'object' && !schema.allOf && !schema.anyOf && !schema.oneOf;
+}
+
+/** A record: an object schema gains the system properties in response order, else an allOf. */
+function withSystemFields(fields: JsonSchema): JsonSchema {
+  if (!isObjectSchema(fields)) {
+    return {
+      allOf: [Type.Object({ id: ID, createdAt: CREATED_AT, updatedAt: UPDATED_AT }), fields],
+      description: fields.description,
+    };
+  }
+  return {
+    ...fields,
+    description: fields.description === ANY_FIELDS_DESCRIPTION ? RECORD_DESCRIPTION : fields.description,
+    properties: { id: ID, ...fields.properties, createdAt: CREATED_AT, updatedAt: UPDATED_AT },
+    required: [...new Set([...SYSTEM_REQUIRED, ...(fields.required ?? [])])],
+  };
+}
+
+const RECORD_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are set by the server.';
+
+/**
+ * What a JSON Merge Patch (RFC 7396) of `schema` may hold: every field optional, at every
+ * depth, and each may be `null` (which removes it).
+ */
+function mergePatchOf(schema: JsonSchema): JsonSchema {
+  if (!isObjectSchema(schema)) return { ...AnyFieldsSchema, description: PATCH_DESCRIPTION };
+  const { required: _required, ...rest } = schema;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([key, property]) => [
+      key,
+      {
+        anyOf: [
+          isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema) : property,
+          { type: 'null' },
+        ],
+      },
+    ]),
+  );
+  return { ...rest, properties, description: PATCH_DESCRIPTION };
+}
+
+const PATCH_DESCRIPTION =
+  'The changes, as a JSON Merge Patch: present fields replace, null removes, absent fields stay, nested objects merge.';
 
 /** The id in an item path. A string here: anything but a positive integer is a 404, not a 400. */
-export const IdParamsSchema = Type.Object({ id: Type.String() });
+export const IdParamsSchema = Type.Object({
+  id: Type.String({ description: 'The record id, a positive integer.', examples: ['1'] }),
+});
 export type IdParams = Static<typeof IdParamsSchema>;
 
 export const ListQuerySchema = Type.Object(

@@ -24,8 +24,17 @@ export function openSqliteStore(path: string, collections: readonly string[]): S
 
   const byName = new Map(collections.map((name) => [name, sqliteCollection(db, name)]));
   const ping = db.prepare('SELECT 1');
+  const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
     dialect: 'sqlite',
+    gauges: [
+      {
+        name: 'database_bytes',
+        help: 'Size of the SQLite database file in bytes (pages times page size; the WAL file aside).',
+        read: () => Number(pageCount.get()) * pageSize,
+      },
+    ],
     collection(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`unknown collection "${name}"`);

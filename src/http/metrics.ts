@@ -1,0 +1,104 @@
+/**
+ * Prometheus metrics at `/metrics`, through prom-client: requests counted by route
+ * template, effective method, whether they were tunnelled, and status; their latency as a
+ * histogram; the process's own metrics; and whatever gauges the store reports.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Type } from 'typebox';
+import type { Store, StoreGauge } from '../store/store.js';
+import { isTunnelled } from './method-override.js';
+import { registerPaths } from './paths.js';
+
+export interface MetricsOptions {
+  /** Prefix of every metric name (default `restock_`). */
+  prefix?: string;
+  /** Upper bounds of the latency histogram's buckets, in seconds. */
+  buckets?: number[];
+  /** Whether to add Node's process metrics: CPU, memory, event loop lag, GC (default true). */
+  processMetrics?: boolean;
+}
+
+/** Requests answered without a route (404s) are counted under this route label. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
+
+/**
+ * Counts every response and serves `/metrics`. Each app has its own registry, so that
+ * several apps in one process (tests) never share counts. `/metrics` stays out of the
+ * access log, like the probes.
+ */
+export function registerMetrics(app: FastifyInstance, store: Store, options: MetricsOptions = {}): Registry {
+  const prefix = options.prefix ?? 'restock_';
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
+
+  const requests = new Counter({
+    name: `${prefix}http_requests_total`,
+    help: 'HTTP requests answered, by route template, effective method, tunnelled or not, and status.',
+    labelNames: LABELS,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: `${prefix}http_request_duration_seconds`,
+    help: 'Time from receiving a request to sending its response, in seconds.',
+    labelNames: LABELS,
+    buckets: options.buckets ?? [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      method: request.method,
+      tunnelled: isTunnelled(request.raw) ? 'true' : 'false',
+      status: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  registerPaths(app, [
+    {
+      url: '/metrics',
+      logLevel: 'warn',
+      operations: {
+        GET: {
+          schema: {
+            tags: ['service'],
+            summary: 'Prometheus metrics',
+            response: {
+              200: {
+                description: 'Metrics in the Prometheus text format.',
+                content: { [registry.contentType.split(';', 1)[0] as string]: { schema: Type.String() } },
+              },
+            },
+          },
+          handler: async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+        },
+      },
+    },
+  ]);
+  return registry;
+}
+
+/** A store's gauge, read at each scrape. */
+function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGauge): void {
+  new Gauge({
+    name: `${prefix}${gauge.name}`,
+    help: gauge.help,
+    labelNames: gauge.labelNames ?? [],
+    registers: [registry],
+    collect() {
+      const value = gauge.read();
+      if (typeof value === 'number') {
+        this.set(value);
+        return;
+      }
+      this.reset();
+      for (const { labels, value: one } of value) this.set(labels, one);
+    },
+  });
+}
