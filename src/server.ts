@@ -5,10 +5,17 @@
  * database, exit 0).
  */
 import { buildApp } from './app.js';
+import { runCommand, serveArguments } from './cli/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
-  const { config, help } = loadConfig(process.argv.slice(2), process.env);
+  // migrate, import, export, --help and --version; anything else is `serve`, below.
+  const exitCode = await runCommand(process.argv.slice(2));
+  if (exitCode !== undefined) {
+    process.exitCode = exitCode;
+    return;
+  }
+  const { config, help } = loadConfig(serveArguments(process.argv.slice(2)), process.env);
   if (help) {
     process.stdout.write(helpText());
     return;

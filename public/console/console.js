@@ -157,7 +157,7 @@ async function start() {
   for (const collection of state.collections) {
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = title(collection.name);
+    button.textContent = capitalize(collection.name);
     button.title = collection.description;
     button.dataset.collection = collection.name;
     button.addEventListener('click', () => {
@@ -177,8 +177,8 @@ function selectFromHash() {
   for (const button of ui.collections.children) {
     button.setAttribute('aria-pressed', String(button.dataset.collection === collection.name));
   }
-  ui.listTitle.textContent = title(collection.name);
-  document.title = `${title(collection.name)} · restock console`;
+  ui.listTitle.textContent = capitalize(collection.name);
+  document.title = `${capitalize(collection.name)} · restock console`;
   ui.q.value = '';
   ui.sort.value = '';
   startNewRecord();
@@ -329,7 +329,7 @@ async function openRecord(id) {
 function showRecord(record, etag) {
   const { id, createdAt, updatedAt, ...fields } = record;
   state.record = { id, createdAt, updatedAt, fields, etag: etag ?? undefined };
-  ui.editorTitle.textContent = `${title(state.current.singular)} ${id}`;
+  ui.editorTitle.textContent = `${capitalize(state.current.singular)} ${id}`;
   ui.json.value = JSON.stringify(fields, null, 2);
   ui.save.textContent = 'Save changes';
   ui.delete.hidden = false;
@@ -445,7 +445,7 @@ function clearErrors() {
 function showErrors(problem, status) {
   const items = [];
   const head = document.createElement('li');
-  head.textContent = `${status ? `${status} ` : ''}${problem.title ?? 'Error'}: ${problem.detail ?? ''}`;
+  head.textContent = describe(problem, status);
   items.push(head);
   for (const error of Array.isArray(problem.errors) ? problem.errors : []) {
     const item = document.createElement('li');
@@ -463,12 +463,18 @@ function showErrors(problem, status) {
 function showStatus(target, message, status) {
   const isProblem = typeof message === 'object';
   target.classList.toggle('error', isProblem);
-  target.textContent = isProblem
-    ? `${status ? `${status} ` : ''}${message.title ?? 'Error'}: ${message.detail ?? ''}`
-    : message;
+  target.textContent = isProblem ? describe(message, status) : message;
 }
 
-const title = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+/** A problem in one line: status, title, detail (without the title twice when the detail repeats it). */
+function describe(problem, status) {
+  const title = problem.title ?? 'Error';
+  const detail = problem.detail ?? '';
+  const text = detail.startsWith(title) ? detail : `${title}: ${detail}`;
+  return status ? `${status} ${text}` : text;
+}
+
+const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 // ---------------------------------------------------------------------------------------
 // Wiring
