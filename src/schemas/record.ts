@@ -38,10 +38,17 @@ export interface RecordSchemas {
 export function recordSchemas(resource: ResourceDefinition): RecordSchemas {
   const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
   const fields = (resource.schema ?? AnyFieldsSchema) as JsonSchema;
+  const example = resource.example;
+  const at = '2025-01-01T12:00:00.000Z';
+  const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
   return {
-    fields: { ...fields, $id: `${name}Fields` },
-    patch: { ...mergePatchOf(fields), $id: `${name}Patch` },
-    record: { ...withSystemFields(fields), $id: name },
+    fields: { ...fields, ...examples(example), $id: `${name}Fields` },
+    patch: { ...mergePatchOf(fields), ...examples(example), $id: `${name}Patch` },
+    record: {
+      ...withSystemFields(fields),
+      ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }),
+      $id: name,
+    },
   };
 }
 
