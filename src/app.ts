@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { registerConsole } from './http/console.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
   applyMethodOverride,
@@ -21,7 +22,7 @@ import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
-import { openStore } from './store/open-store.js';
+import { openStore, storeOptionsOf } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
 export interface AppOptions {
@@ -42,6 +43,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     (await openStore(
       config.databaseUrl,
       RESOURCES.map((r) => r.plural),
+      storeOptionsOf(config),
     ));
 
   const app = Fastify({
@@ -66,6 +68,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // While closing, a keep-alive connection whose request is still in flight would stay
+  // open (and keep the process alive) until its idle timeout; answering its last request
+  // with `Connection: close` lets it end as soon as the response is out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -90,7 +103,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerApiDocs(app);
   const consolePage = await registerConsole(app);
   registerServiceRoutes(app, store, RESOURCES, consolePage);
-  for (const resource of RESOURCES) registerResourceRoutes(app, resource, store.collection(resource.plural));
+  const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
+  registerIdempotencySweep(app, store.idempotency, idempotency);
+  for (const resource of RESOURCES) {
+    registerResourceRoutes(app, resource, {
+      collection: store.collection(resource.plural),
+      idempotencyKeys: store.idempotency,
+      idempotency,
+      maxFieldNameLength: config.maxFieldNameLength,
+    });
+  }
   return app;
 }
 

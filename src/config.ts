@@ -1,11 +1,19 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
+import { RESOURCES } from './resources.js';
+import type { IndexedField } from './store/store.js';
 
 /** Everything the service can be told, resolved and typed. */
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  databasePoolSize: number;
+  databaseConnectTimeout: number;
+  databaseStatementTimeout: number;
+  workers: number;
+  indexes: readonly IndexedField[];
+  idempotencyKeyHours: number;
   logLevel: string;
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
@@ -54,8 +62,49 @@ export const settings = [
     'DATABASE_URL',
     'database-url',
     'sqlite:./data/restock.db',
-    'store: sqlite:PATH or sqlite::memory:',
+    'store: sqlite:PATH, sqlite::memory: or postgres://USER@HOST:PORT/DB',
     text,
+  ),
+  setting(
+    'databasePoolSize',
+    'DATABASE_POOL_SIZE',
+    'database-pool-size',
+    '10',
+    'PostgreSQL connections per process',
+    integer(1, 1000),
+  ),
+  setting(
+    'databaseConnectTimeout',
+    'DATABASE_CONNECT_TIMEOUT',
+    'database-connect-timeout',
+    '5000',
+    'milliseconds to wait for a PostgreSQL connection (503 after)',
+    integer(1, 600_000),
+  ),
+  setting(
+    'databaseStatementTimeout',
+    'DATABASE_STATEMENT_TIMEOUT',
+    'database-statement-timeout',
+    '15000',
+    'milliseconds a PostgreSQL statement may run (503 after)',
+    integer(1, 3_600_000),
+  ),
+  setting('workers', 'WORKERS', 'workers', '1', 'processes serving the port on this machine', integer(1, 256)),
+  setting(
+    'indexes',
+    'INDEXES',
+    'indexes',
+    'users:email;products:sku,price',
+    'fields to index: collection:field,field;… (dotted for nested)',
+    parseIndexes,
+  ),
+  setting(
+    'idempotencyKeyHours',
+    'IDEMPOTENCY_KEY_HOURS',
+    'idempotency-key-hours',
+    '24',
+    'hours an Idempotency-Key is remembered (at least 24)',
+    integer(24, 24 * 365),
   ),
   setting(
     'logLevel',
@@ -96,6 +145,28 @@ export const settings = [
     integer(1, 100_000),
   ),
 ] as const;
+
+/** Reads `users:email;products:sku,price,dimensions.weight`. */
+function parseIndexes(raw: string, name: string): IndexedField[] {
+  const known = RESOURCES.map((r) => r.plural);
+  const fields: IndexedField[] = [];
+  for (const group of raw.split(';').map((g) => g.trim())) {
+    if (group === '') continue;
+    const [collection = '', list = ''] = group.split(':', 2).map((part) => part.trim());
+    if (!known.includes(collection)) {
+      throw new ConfigError(`${name} names an unknown collection "${collection}" (known: ${known.join(', ')})`);
+    }
+    for (const field of list.split(',').map((f) => f.trim())) {
+      const path = field.split('.');
+      // Indexed paths are written into SQL literally (to match their index): plain names only.
+      if (!path.every((segment) => /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(segment))) {
+        throw new ConfigError(`${name}: "${field}" is not a field path of letters, digits and _ (dotted for nested)`);
+      }
+      fields.push({ collection, path });
+    }
+  }
+  return fields;
+}
 
 function setting<K extends keyof Config>(
   key: K,

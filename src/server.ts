@@ -4,9 +4,12 @@
  * cleanly on SIGTERM or SIGINT (stop accepting, finish in-flight requests, close the
  * database, exit 0).
  */
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { runCommand, serveArguments } from './cli/commands.js';
+import { isPrimary, superviseWorkers } from './cluster.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
   // migrate, import, export, --help and --version; anything else is `serve`, below.
@@ -18,6 +21,10 @@ async function main(): Promise<void> {
   const { config, help } = loadConfig(serveArguments(process.argv.slice(2)), process.env);
   if (help) {
     process.stdout.write(helpText());
+    return;
+  }
+  if (isPrimary(config.workers)) {
+    superviseWorkers(config.workers, pino({ level: config.logLevel }));
     return;
   }
   const app = await buildApp({ config });
@@ -42,6 +49,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`restock: ${(error as Error).message}\n`);
+  } else if (error instanceof StoreUnavailableError) {
+    process.stderr.write(`restock: cannot reach the database: ${(error as Error).message}\n`);
   } else {
     process.stderr.write(`restock: could not start: ${(error as Error).stack ?? String(error)}\n`);
   }

@@ -63,7 +63,8 @@ for (const kind of STORE_KINDS) {
       await store?.close();
       await db?.drop();
     });
-    const all = async (name: string): Promise<StoredRecord[]> => store.collection(name).list({ limit: 100_000 });
+    const all = async (name: string): Promise<StoredRecord[]> =>
+      store.collection(name).list({ where: [], sort: [], limit: 100_000 });
 
     it('imports NDJSON with new ids and prints one summary line', async () => {
       const url = await fresh();
@@ -96,7 +97,9 @@ for (const kind of STORE_KINDS) {
       const lines = asNdjson.stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2344);
       const first = JSON.parse(lines[0] ?? '');
-      assert.deepEqual(Object.keys(first), ['id', 'i', 'name', 'nested', 'createdAt', 'updatedAt']);
+      const keys = Object.keys(first);
+      assert.deepEqual([keys[0], ...keys.slice(-2)], ['id', 'createdAt', 'updatedAt'], 'as the API writes records');
+      assert.deepEqual(keys.slice(1, -2).sort(), ['i', 'name', 'nested']);
       assert.ok(lines.every((line, n) => n === 0 || JSON.parse(line).id > JSON.parse(lines[n - 1] ?? '').id));
 
       const file = join(dir, 'products.json');
@@ -106,8 +109,8 @@ for (const kind of STORE_KINDS) {
       assert.ok(!existsSync(`${file}.partial`));
       const array = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>[];
       assert.deepEqual(
-        array.map((r) => JSON.stringify(r)),
-        lines,
+        array,
+        lines.map((line) => JSON.parse(line)),
         'the JSON array holds the same records',
       );
 
@@ -124,7 +127,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.collection('products').get(7), undefined, 'a deleted id stays free');
       assert.ok((await store.collection('products').create('{}')).id > 2345, 'new ids come after the imported ones');
       // A restored record's ETag cannot match one a client got for an older state (version 1).
-      assert.ok(copied.every((r) => r.version === Date.parse(r.updatedAt)));
+      assert.ok(copied.every((r) => r.version >= 1_000_000_000 && r.version < 2_000_000_000));
       const again = await cli(target, ['export', '-c', 'products', '--format', 'json']);
       assert.equal(JSON.parse(again.stdout).length, 2345);
     });

@@ -35,7 +35,7 @@ for (const kind of STORE_KINDS) {
 
       it('round-trips any JSON the client stores, exactly', async () => {
         const fields = {
-          text: 'héllo \u0000 \ud83d\ude00 "quoted" \\ /',
+          text: 'héllo \u0001 \ud83d\ude00 "quoted" \\ / \u2028',
           empty: '',
           int: 42,
           negative: -0.5,
@@ -221,6 +221,14 @@ for (const kind of STORE_KINDS) {
         const longName = problem(await post({ nested: { ['k'.repeat(201)]: 1 } }), 400, 'invalid-record');
         assert.equal(longName.errors?.[0]?.pointer, `/nested/${'k'.repeat(201)}`);
         problem(await post('{"n": 1e999}'), 400, 'invalid-record');
+      });
+
+      it('refuses U+0000 in a string or field name with 400, on every store alike', async () => {
+        const inValue = problem(await post('{"a":{"b":["ok","x\\u0000y"]}}'), 400, 'invalid-record');
+        assert.equal(inValue.errors?.[0]?.pointer, '/a/b/1');
+        const inName = problem(await post('{"a\\u0000":1}'), 400, 'invalid-record');
+        assert.equal(inName.errors?.[0]?.pointer, '/a\u0000');
+        assert.equal((await post('{"a":"\\\\u0000 is only text"}')).statusCode, 201, 'an escaped backslash is not NUL');
       });
 
       it('leaves the record untouched when a modification is rejected', async () => {

@@ -117,7 +117,7 @@ for (const kind of STORE_KINDS) {
   });
 }
 
-describe('an unavailable SQLite database', () => {
+describe('an unavailable database (sqlite)', () => {
   it('answer 503 with Retry-After while the database is locked, and recover by themselves', async () => {
     const db = await sqliteKind.create();
     const app = await buildApp({ config: defaultConfig({ databaseUrl: db.url }), logStream: false });

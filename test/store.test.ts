@@ -11,7 +11,7 @@ for (const kind of STORE_KINDS) {
     let store: Store;
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, ['things']);
+      store = await openStore(db.url, ['things', 'fresh']);
     });
     after(async () => {
       await store.close();
@@ -22,13 +22,17 @@ for (const kind of STORE_KINDS) {
       const things = store.collection('things');
       const made = await things.createMany(['{"a":1}', '{"a":2}', '{}']);
       assert.deepEqual(
-        made.map((r) => r.data),
-        ['{"a":1}', '{"a":2}', '{}'],
+        made.map((r) => JSON.parse(r.data)),
+        [{ a: 1 }, { a: 2 }, {}],
       );
       assert.ok((made[0]?.id ?? 0) < (made[1]?.id ?? 0));
-      const before = (await things.list({ limit: 1000 })).length;
+      const before = (await things.list({ where: [], sort: [], limit: 1000 })).length;
       await assert.rejects(things.createMany(['{"b":1}', 'not json']));
-      assert.equal((await things.list({ limit: 1000 })).length, before, 'nothing of the failed batch was written');
+      assert.equal(
+        (await things.list({ where: [], sort: [], limit: 1000 })).length,
+        before,
+        'nothing of the failed batch was written',
+      );
     });
 
     it('restores records exactly, then numbers new ones above them', async () => {
@@ -41,26 +45,105 @@ for (const kind of STORE_KINDS) {
         updatedAt: '2021-01-01T00:00:00.000Z',
       };
       await things.restore([old]);
-      assert.deepEqual(await things.get(5000), old);
+      const restored = await things.get(5000);
+      assert.deepEqual({ ...restored, data: JSON.parse(restored?.data ?? '') }, { ...old, data: { kept: true } });
       assert.ok((await things.create('{}')).id > 5000);
       await assert.rejects(things.restore([{ ...old, id: 6000 }, old]), 'a taken id fails the batch');
       assert.equal(await things.get(6000), undefined, 'nothing of the failed batch was written');
+
+      const fresh = store.collection('fresh');
+      await fresh.restore([{ ...old, id: 1 }]);
+      assert.equal((await fresh.create('{}')).id, 2, 'a collection that never made an id starts above the restored');
     });
 
     it('merges inside the database and bumps the version', async () => {
       const things = store.collection('things');
       const made = await things.create('{"a":{"x":1},"b":2}');
       const merged = await things.merge(made.id, '{"a":{"y":2},"b":null}');
-      assert.equal(merged?.data, '{"a":{"x":1,"y":2}}');
+      assert.deepEqual(JSON.parse(merged?.data ?? ''), { a: { x: 1, y: 2 } });
       assert.equal(merged?.version, made.version + 1);
       assert.equal(await things.merge(999999, '{}'), undefined);
       assert.equal(await things.remove(999999), undefined);
     });
 
+    it('applies JSON Merge Patch exactly as RFC 7396 (its appendix A, for objects)', async () => {
+      const things = store.collection('things');
+      const cases: [unknown, unknown, unknown][] = [
+        [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
+        [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
+        [{ a: 'b' }, { a: null }, {}],
+        [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
+        [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
+        [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
+        [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
+        [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
+        [{ e: null }, { a: 1 }, { e: null, a: 1 }],
+        [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
+        [{ a: 1 }, { a: { b: null, c: [null] } }, { a: { c: [null] } }],
+        [{ a: { b: 1 } }, {}, { a: { b: 1 } }],
+      ];
+      for (const [target, patch, expected] of cases) {
+        const made = await things.create(JSON.stringify(target));
+        const merged = await things.merge(made.id, JSON.stringify(patch));
+        assert.deepEqual(
+          JSON.parse(merged?.data ?? ''),
+          expected,
+          `${JSON.stringify(target)} + ${JSON.stringify(patch)}`,
+        );
+      }
+    });
+
+    it('keeps every field of 100 concurrent merges into one record', async () => {
+      const things = store.collection('things');
+      const made = await things.create('{}');
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => things.merge(made.id, JSON.stringify({ [`f${i}`]: { n: i } }))),
+      );
+      assert.equal(new Set(results.map((r) => r?.version)).size, 100, 'each merge saw its own version');
+      const final = JSON.parse((await things.get(made.id))?.data ?? '');
+      for (let i = 0; i < 100; i++) assert.deepEqual(final[`f${i}`], { n: i }, `f${i}`);
+    });
+
+    it('never hands out an id again, also after deleting the newest record', async () => {
+      const things = store.collection('things');
+      const newest = await things.create('{}');
+      assert.deepEqual(await things.remove(newest.id), newest);
+      assert.ok((await things.create('{}')).id > newest.id);
+    });
+
+    it('keeps Idempotency-Key claims: claim, running, take-over when stale, release, complete, sweep', async () => {
+      const keys = store.idempotency;
+      const things = store.collection('things');
+      assert.equal((await keys.claim('s', 'k', 'f1', 'first', 60_000)).state, 'claimed');
+      assert.equal((await keys.claim('s', 'k', 'f1', 'second', 60_000)).state, 'running');
+      assert.equal((await keys.claim('s', 'k', 'f2', 'second', 60_000)).state, 'mismatch');
+      assert.equal((await keys.claim('other scope', 'k', 'f2', 'x', 60_000)).state, 'claimed', 'scopes never meet');
+      // The first holder is presumed dead once its claim is stale; a late completion by it then fails.
+      assert.equal((await keys.claim('s', 'k', 'f1', 'second', 0)).state, 'claimed');
+      await assert.rejects(things.create('{"late":true}', { scope: 's', key: 'k', token: 'first' }), /taken over/);
+      const made = await things.create('{"on":"time"}', { scope: 's', key: 'k', token: 'second' });
+      const done = await keys.claim('s', 'k', 'f1', 'third', 60_000);
+      assert.deepEqual(done, { state: 'done', collection: 'things', record: made });
+      const late = await things.list({
+        where: [{ field: { path: ['late'] }, op: 'eq', value: true }],
+        sort: [],
+        limit: 5,
+      });
+      assert.equal(late.length, 0, 'the create that lost its claim wrote nothing');
+
+      assert.equal((await keys.claim('s', 'released', 'f', 'a', 60_000)).state, 'claimed');
+      await keys.release('s', 'released', 'a');
+      assert.equal((await keys.claim('s', 'released', 'f', 'b', 60_000)).state, 'claimed', 'free again once released');
+
+      assert.ok((await keys.sweep(new Date(Date.now() + 60_000))) >= 3);
+      assert.equal((await keys.claim('s', 'k', 'f2', 'fourth', 60_000)).state, 'claimed', 'a swept key is new again');
+      assert.equal(await keys.sweep(new Date(Date.now() - 60_000)), 0, 'young keys are kept');
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
-      assert.ok((await store.collection('things').list({ limit: 1 })).length === 1);
+      assert.ok((await store.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
     });
   });
 }

@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError } from '../config.js';
 import { RESOURCES } from '../resources.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Collection } from '../store/store.js';
 
 /** The streams a command reads and writes: the process's own, or a test's. */
@@ -61,6 +61,6 @@ export async function openCollection(
   if (typeof name !== 'string' || !names.includes(name)) {
     throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
   }
-  const store = await openStore(config.databaseUrl, names);
+  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config));
   return { name, collection: store.collection(name), close: () => store.close() };
 }

@@ -8,6 +8,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { renderRecord } from '../http/record-response.js';
+import type { Position } from '../store/store.js';
 import { type CommandContext, collectionOption, openCollection } from './command.js';
 
 /** Records read from the store at a time. */
@@ -45,8 +46,8 @@ export async function runExport({ config, options, io }: CommandContext): Promis
   let count = 0;
   try {
     if (format === 'json') await write('[');
-    for (let afterId = 0; ; ) {
-      const page = await collection.list({ limit: PAGE_SIZE, afterId });
+    for (let after: Position | undefined; ; ) {
+      const page = await collection.list({ where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) });
       let text = '';
       for (const record of page) {
         text +=
@@ -56,7 +57,7 @@ export async function runExport({ config, options, io }: CommandContext): Promis
       if (text) await write(text);
       const last = page[page.length - 1];
       if (!last || page.length < PAGE_SIZE) break;
-      afterId = last.id;
+      after = last.position;
     }
     if (format === 'json') await write(count === 0 ? ']\n' : '\n]\n');
     if (partial && file) {

@@ -7,6 +7,7 @@
  * gets a new id, as a POST would. `--new-ids` gives every record a new id. A batch is a run
  * of consecutive records of one kind, written in one transaction: all of it or none.
  */
+import { randomInt } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
@@ -163,10 +164,17 @@ function prepare({ line, text }: RecordText, limits: CommandContext['config'], n
   const now = new Date().toISOString();
   const created = (createdAt as string | undefined) ?? (updatedAt as string | undefined) ?? now;
   const updated = (updatedAt as string | undefined) ?? created;
-  // The version is what ETags are made of. Starting it again at 1 would let an ETag a client
-  // got from the source database match a different state here; the update time in
-  // milliseconds is far above any count of changes, and the same for the same state.
-  return { line, data, kept: { id, data, version: Date.parse(updated), createdAt: created, updatedAt: updated } };
+  return { line, data, kept: { id, data, version: restoredVersion(), createdAt: created, updatedAt: updated } };
+}
+
+/**
+ * The version a restored record starts at. ETags are made of it: starting again at 1 would
+ * let an ETag a client got from the source database (for an older state) match here, and
+ * pass its If-Match. A random start between 10^9 and 2·10^9 is above any count of changes
+ * a record sees, and leaves room for as many more below PostgreSQL's integer limit.
+ */
+function restoredVersion(): number {
+  return 1_000_000_000 + randomInt(1_000_000_000);
 }
 
 /** Writes one batch in one transaction; a failure names the first line it can blame. */

@@ -32,7 +32,8 @@ export function registerJsonBodyParser(app: FastifyInstance, limits: BodyLimits)
     } catch (error) {
       return done(new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}`));
     }
-    const broken = checkLimits(value, limits);
+    // JSON can only carry U+0000 as the escape \u0000, so most bodies skip that check.
+    const broken = checkLimits(value, limits, text.includes('\\u0000'));
     if (broken) return done(new HttpProblem('invalid-record', broken.message, { errors: [broken] }));
     done(null, value);
   });
@@ -41,9 +42,21 @@ export function registerJsonBodyParser(app: FastifyInstance, limits: BodyLimits)
 /**
  * Walks a parsed body once and returns the first limit it breaks. Recursion is safe: it
  * stops one level past `maxDepth`.
+ *
+ * With `refuseNul`, a string or field name holding U+0000 breaks a limit too: PostgreSQL
+ * cannot store it in jsonb, and refusing it on every store keeps the stores' data
+ * interchangeable (what one accepts, the other does).
  */
-export function checkLimits(value: unknown, limits: BodyLimits): { pointer: string; message: string } | undefined {
+export function checkLimits(
+  value: unknown,
+  limits: BodyLimits,
+  refuseNul = true,
+): { pointer: string; message: string } | undefined {
+  const nul = { message: 'contains the character U+0000, which restock does not store' };
   const visit = (node: unknown, depth: number, pointer: string): { pointer: string; message: string } | undefined => {
+    if (typeof node === 'string') {
+      return refuseNul && node.includes('\u0000') ? { pointer, ...nul } : undefined;
+    }
     if (typeof node === 'number') {
       return Number.isFinite(node) ? undefined : { pointer, message: 'number is too large to store' };
     }
@@ -63,6 +76,7 @@ export function checkLimits(value: unknown, limits: BodyLimits): { pointer: stri
       if (key.length > limits.maxFieldNameLength) {
         return { pointer: here, message: `field name longer than ${limits.maxFieldNameLength} characters` };
       }
+      if (refuseNul && key.includes('\u0000')) return { pointer: here, message: `field name ${nul.message}` };
       const found = visit((node as Record<string, unknown>)[key], depth + 1, here);
       if (found) return found;
     }

@@ -2,7 +2,12 @@
  * RFC 9457 problem details: the one shape every error response has.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { StoreUnavailableError } from '../store/store.js';
+import {
+  IdempotencyConflictError,
+  InvalidPositionError,
+  PreconditionFailedError,
+  StoreUnavailableError,
+} from '../store/store.js';
 
 /** Every kind of problem restock answers with: its status, title and what it means. */
 export const PROBLEM_TYPES = {
@@ -29,17 +34,37 @@ export const PROBLEM_TYPES = {
       'The method override header holds an unknown value, several headers disagree, or it came on a wire ' +
       'method that may not carry it.',
   },
+  'invalid-idempotency-key': {
+    status: 400,
+    title: 'Invalid Idempotency-Key',
+    description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+  },
   'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
     description: 'The path exists but does not take this method; the Allow header lists those it takes.',
   },
+  'idempotency-key-in-use': {
+    status: 409,
+    title: 'Idempotency-Key in use',
+    description: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+  },
+  'precondition-failed': {
+    status: 412,
+    title: 'Precondition failed',
+    description: 'The record changed (or is gone) since the ETag in If-Match was read; nothing was written.',
+  },
   'payload-too-large': { status: 413, title: 'Body too large', description: 'The request body exceeds the limit.' },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
     description: 'Request bodies must be application/json or another +json type.',
+  },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    description: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
   },
   'service-unavailable': {
     status: 503,
@@ -81,6 +106,23 @@ export class HttpProblem extends Error {
 /** Turns anything thrown while handling a request into the problem the client should see. */
 export function toProblem(error: FastifyError | Error, requestId: string): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (error instanceof PreconditionFailedError) {
+    return new HttpProblem(
+      'precondition-failed',
+      'The record is not at the version If-Match names; nothing was written.',
+    );
+  }
+  if (error instanceof IdempotencyConflictError) {
+    return new HttpProblem(
+      'idempotency-key-in-use',
+      'Another attempt took over this Idempotency-Key; nothing was written.',
+    );
+  }
+  if (error instanceof InvalidPositionError) {
+    return new HttpProblem('invalid-query', 'The query parameter cursor does not fit this sort.', {
+      errors: [{ pointer: '/cursor', message: 'does not fit this sort' }],
+    });
+  }
   if (error instanceof StoreUnavailableError) {
     return new HttpProblem('service-unavailable', 'The database is unavailable; try again shortly.', {
       headers: { 'retry-after': '5' },

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { StoredRecord } from '../store/store.js';
+import { etagOf } from './conditional.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -14,19 +15,51 @@ export function renderRecord(record: StoredRecord): string {
   return `{"id":${record.id},${fields}"createdAt":"${record.createdAt}","updatedAt":"${record.updatedAt}"}`;
 }
 
-/** A JSON array of records. */
-export function renderRecords(records: readonly StoredRecord[]): string {
+/** A JSON array of records, each whole or with only `fields` (paths) besides its id. */
+export function renderRecords(records: readonly StoredRecord[], fields?: readonly (readonly string[])[]): string {
+  const render = fields ? (record: StoredRecord) => renderFields(record, fields) : renderRecord;
   let out = '[';
   for (let i = 0; i < records.length; i++) {
     if (i > 0) out += ',';
-    out += renderRecord(records[i] as StoredRecord);
+    out += render(records[i] as StoredRecord);
   }
   return `${out}]`;
 }
 
-/** The strong entity tag of a record's current state. */
-export function etagOf(record: StoredRecord): string {
-  return `"${record.id}-${record.version}"`;
+/**
+ * A record with only the named fields (`fields=name,address.city`): the id always, then
+ * each named field that exists, nested ones inside their parents. This is the one read
+ * path that parses stored JSON, because it has to pick inside it.
+ */
+function renderFields(record: StoredRecord, fields: readonly (readonly string[])[]): string {
+  const whole = { ...(JSON.parse(record.data) as Record<string, unknown>), ...systemFields(record) };
+  // Objects without a prototype, written with defineProperty: a field named __proto__ is
+  // then just a field, and picking it can never reach Object.prototype.
+  const picked: Record<string, unknown> = Object.create(null);
+  define(picked, 'id', record.id);
+  for (const path of fields) {
+    let source: unknown = whole;
+    let target = picked;
+    for (const [i, segment] of path.entries()) {
+      if (source === null || typeof source !== 'object' || !Object.hasOwn(source, segment)) break;
+      source = (source as Record<string, unknown>)[segment];
+      if (i === path.length - 1) {
+        define(target, segment, source);
+      } else {
+        if (!Object.hasOwn(target, segment)) define(target, segment, Object.create(null));
+        target = target[segment] as Record<string, unknown>;
+      }
+    }
+  }
+  return JSON.stringify(picked);
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function systemFields(record: StoredRecord) {
+  return { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt };
 }
 
 /** Sends one record with its ETag. */

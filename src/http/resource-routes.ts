@@ -5,21 +5,37 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
 import { operationSchemas } from '../schemas/operations.js';
-import { type IdParams, IdParamsSchema, type ListQuery, ListQuerySchema, recordSchemas } from '../schemas/record.js';
-import type { Collection } from '../store/store.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { type IdParams, IdParamsSchema, ListQuerySchema, recordSchemas } from '../schemas/record.js';
+import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
+import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
+import { encodeCursor } from './cursor.js';
+import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
 import { recordFields, requireJsonObject } from './json-body.js';
+import { parseListQuery, type RawListQuery } from './list-query.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
 import { HttpProblem } from './problem.js';
-import { etagOf, JSON_TYPE, renderRecords, sendRecord } from './record-response.js';
+import { JSON_TYPE, renderRecords, sendRecord } from './record-response.js';
 
-/** Registers every path of `resource`, served from `collection`. */
-export function registerResourceRoutes(app: FastifyInstance, resource: ResourceDefinition, collection: Collection) {
+/** What the routes of a resource are served from. */
+export interface ResourceRoutesOptions {
+  collection: Collection;
+  idempotencyKeys: IdempotencyKeys;
+  idempotency: IdempotencyOptions;
+  /** Longest field name a query may name. */
+  maxFieldNameLength: number;
+}
+
+/** Registers every path of `resource`, documented with the schemas derived from its definition. */
+export function registerResourceRoutes(
+  app: FastifyInstance,
+  resource: ResourceDefinition,
+  options: ResourceRoutesOptions,
+) {
   const schemas = recordSchemas(resource);
   for (const schema of Object.values(schemas)) app.addSchema(schema);
   const docs = operationSchemas(resource, schemas);
-  const op = operations(resource, collection);
+  const op = operations(resource, options);
   const withDocs = (operation: Operation, schema: FastifySchema): Operation => ({
     ...operation,
     schema: { ...operation.schema, ...schema },
@@ -42,7 +58,8 @@ export function registerResourceRoutes(app: FastifyInstance, resource: ResourceD
   ]);
 }
 
-function operations(resource: ResourceDefinition, collection: Collection) {
+function operations(resource: ResourceDefinition, options: ResourceRoutesOptions) {
+  const { collection } = options;
   const paths = canonicalPaths(resource);
   const notFound = (id: string | number) =>
     new HttpProblem('not-found', `There is no ${resource.singular} with id ${JSON.stringify(String(id))}.`);
@@ -55,19 +72,27 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     return id;
   };
 
+  const created = (reply: FastifyReply, record: StoredRecord) =>
+    sendRecord(reply.header('location', paths.item(record.id)), 201, record);
+
   const list: Operation = {
     schema: { querystring: ListQuerySchema },
     async handler(request, reply) {
-      const { limit, cursor } = request.query as ListQuery;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      const rows = await collection.list({ limit: limit + 1, afterId: after?.id ?? 0 });
-      const page = rows.length > limit ? rows.slice(0, limit) : rows;
+      const { query, sortKey, fields } = parseListQuery(request.query as RawListQuery, options.maxFieldNameLength);
+      const [rows, total] = await Promise.all([
+        collection.list({ ...query, limit: query.limit + 1 }),
+        prefers(request, 'count', 'exact') ? collection.count(query) : undefined,
+      ]);
+      const page = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
       const last = page[page.length - 1];
-      if (rows.length > limit && last) {
-        const next = `${paths.collection}?limit=${limit}&cursor=${encodeCursor({ id: last.id })}`;
-        reply.header('link', `<${next}>; rel="next"`);
+      if (rows.length > query.limit && last) {
+        reply.header(
+          'link',
+          `<${nextPage(request.url, paths.collection, encodeCursor(last.position, sortKey))}>; rel="next"`,
+        );
       }
-      return reply.type(JSON_TYPE).send(renderRecords(page));
+      if (total !== undefined) reply.header('x-total-count', String(total)).header('preference-applied', 'count=exact');
+      return reply.type(JSON_TYPE).send(renderRecords(page, fields));
     },
   };
 
@@ -77,7 +102,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
       const id = idOf(request);
       const record = await collection.get(id);
       if (!record) throw notFound(id);
-      if (matchesAny(request.headers['if-none-match'], etagOf(record))) {
+      if (noneMatchHits(request.headers['if-none-match'], record)) {
         return reply.code(304).header('etag', etagOf(record)).send();
       }
       return sendRecord(reply, 200, record);
@@ -87,9 +112,22 @@ function operations(resource: ResourceDefinition, collection: Collection) {
   const create: Operation = {
     preValidation: requireJsonObject,
     async handler(request, reply) {
-      const record = await collection.create(recordFields(request.body));
-      reply.header('location', paths.item(record.id));
-      return sendRecord(reply, 201, record);
+      const data = recordFields(request.body);
+      const key = idempotencyKeyOf(request);
+      if (key === undefined) return created(reply, await collection.create(data));
+
+      const what = { method: request.method, path: paths.create, body: data };
+      const outcome = await claimKey(options.idempotencyKeys, request, key, what, options.idempotency);
+      if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
+      try {
+        return created(reply, await collection.create(data, outcome.claim));
+      } catch (error) {
+        // Nothing was written: let a retry run again rather than wait for the claim to go stale.
+        await options.idempotencyKeys
+          .release(outcome.claim.scope, outcome.claim.key, outcome.claim.token)
+          .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
+        throw error;
+      }
     },
   };
 
@@ -98,7 +136,8 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     preValidation: requireJsonObject,
     async handler(request, reply) {
       const id = idOf(request);
-      const record = await collection.merge(id, recordFields(request.body));
+      const patch = recordFields(request.body);
+      const record = await collection.merge(id, patch, ifMatchVersions(request.headers['if-match'], id));
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
@@ -108,7 +147,7 @@ function operations(resource: ResourceDefinition, collection: Collection) {
     schema: { params: IdParamsSchema },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const record = await collection.remove(id);
+      const record = await collection.remove(id, ifMatchVersions(request.headers['if-match'], id));
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();
@@ -120,11 +159,11 @@ function operations(resource: ResourceDefinition, collection: Collection) {
   return { list, read, create, modify, remove };
 }
 
-/** Whether an If-None-Match header lists `etag` (or is `*`); weak comparison, as RFC 9110 says. */
-function matchesAny(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
+/** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */
+function nextPage(requestUrl: string, collectionPath: string, cursor: string): string {
+  const query = new URLSearchParams(requestUrl.split('?')[1] ?? '');
+  query.delete('cursor');
+  query.delete('offset');
+  query.set('cursor', cursor);
+  return `${collectionPath}?${query.toString()}`;
 }

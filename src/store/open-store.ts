@@ -1,17 +1,46 @@
-import { ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
+import type { Store, StoreOptions } from './store.js';
+
+/** What a network store uses when the caller does not say. */
+export const DEFAULT_STORE_OPTIONS: StoreOptions = {
+  indexes: [],
+  poolSize: 10,
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 15000,
+};
+
+/** The store options the settings ask for. */
+export function storeOptionsOf(config: Config): StoreOptions {
+  return {
+    indexes: config.indexes,
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeout,
+    statementTimeoutMs: config.databaseStatementTimeout,
+  };
+}
 
 /**
- * Opens the store a `DATABASE_URL` names and migrates it:
- * `sqlite:PATH`, `sqlite:///absolute/path` or `sqlite::memory:`.
+ * Opens the store a `DATABASE_URL` names and migrates it: `sqlite:PATH`,
+ * `sqlite:///absolute/path`, `sqlite::memory:`, or `postgres://…` (also `postgresql://`).
  */
-export async function openStore(url: string, collections: readonly string[]): Promise<Store> {
+export async function openStore(
+  url: string,
+  collections: readonly string[],
+  options: StoreOptions = DEFAULT_STORE_OPTIONS,
+): Promise<Store> {
   if (url.startsWith('sqlite:')) {
     let path = url.slice('sqlite:'.length);
     if (path.startsWith('//')) path = path.slice(2);
     if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/restock.db');
-    return openSqliteStore(path, collections);
+    return openSqliteStore(path, collections, options);
   }
-  throw new ConfigError(`DATABASE_URL must start with sqlite:, got "${url}"`);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url, collections, options);
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);
+}
+
+/** The URL with any password replaced, so that it can be printed. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }

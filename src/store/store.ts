@@ -6,7 +6,10 @@
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
   id: number;
-  /** The client's fields, a JSON object in compact text form (`{}` when there are none). */
+  /**
+   * The client's fields as JSON object text, as the database writes it (SQLite keeps the
+   * compact text it was given; PostgreSQL's jsonb adds blanks and orders keys its own way).
+   */
   data: string;
   /** Starts at 1 and grows by one with every change; the basis of the ETag. */
   version: number;
@@ -14,19 +17,83 @@ export interface StoredRecord {
   updatedAt: string;
 }
 
-/** Which slice of a collection to read, in id order. */
-export interface PageRequest {
-  limit: number;
-  /** Only records with an id greater than this. */
-  afterId?: number;
+/** A JSON value a filter compares with. */
+export type JsonScalar = string | number | boolean | null;
+
+/** A field of a record: a system field, or a path into the client's fields (`["a","b"]` for `a.b`). */
+export type FieldRef = 'id' | 'createdAt' | 'updatedAt' | { readonly path: readonly string[] };
+
+/**
+ * How a filter compares. Comparisons are typed: a number only ever equals or orders
+ * against numbers, a string against strings (by Unicode code point), so `price[gt]=5`
+ * never matches the string "50". `eq null` matches a null or missing field.
+ */
+export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith';
+
+export interface Condition {
+  readonly field: FieldRef;
+  readonly op: FilterOp;
+  /** A list for `in`; the text to look for with `contains` on strings and `startsWith`. */
+  readonly value: JsonScalar | readonly JsonScalar[];
+}
+
+export interface SortKey {
+  readonly field: FieldRef;
+  readonly descending: boolean;
+}
+
+/**
+ * Where a page ends, in a form only the store that made it understands: the values the
+ * sort compares for the last record, its id last. JSON-safe, so that it fits in a cursor.
+ */
+export type Position = readonly (string | number)[];
+
+/** Which records to read, in which order, from where. */
+export interface ListQuery {
+  /** All must hold. */
+  readonly where: readonly Condition[];
+  /** Text that some string value of the record must contain, ignoring case. */
+  readonly search?: string;
+  /** Most significant first; ties are broken by id, in the direction of the last key. Empty: by id. */
+  readonly sort: readonly SortKey[];
+  readonly limit: number;
+  /** Records to skip from the start (with no `after`). */
+  readonly offset?: number;
+  /** Only records after this one, in the same sort: keyset paging, stable under writes. */
+  readonly after?: Position;
+}
+
+/** A listed record, with the position a next page continues from. */
+export interface ListedRecord extends StoredRecord {
+  position: Position;
+}
+
+/**
+ * A write's precondition (`If-Match`): it applies only while the record's version is one
+ * of these; `'*'` asks only that the record exists.
+ */
+export type VersionCondition = readonly number[] | '*';
+
+/** Ties a create to an `Idempotency-Key` claim, so that both are written or neither. */
+export interface IdempotentCreate {
+  readonly scope: string;
+  readonly key: string;
+  /** The token of the claim this request holds; another holder means it was taken over. */
+  readonly token: string;
 }
 
 /** One collection (users, products, …): its records and the atomic operations on them. */
 export interface Collection {
-  list(page: PageRequest): Promise<StoredRecord[]>;
+  list(query: ListQuery): Promise<ListedRecord[]>;
+  /** How many records the query's filters and search match (its paging aside). */
+  count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;
-  /** Stores a new record; resolves once it is durable. */
-  create(data: string): Promise<StoredRecord>;
+  /**
+   * Stores a new record; resolves once it is durable. With `idempotency`, the claim is
+   * completed with the new record in the same transaction, or the create fails with
+   * {@link IdempotencyConflictError} if the claim is no longer this request's.
+   */
+  create(data: string, idempotency?: IdempotentCreate): Promise<StoredRecord>;
   /** Stores many new records in one transaction: all of them, in order, or none. */
   createMany(data: readonly string[]): Promise<StoredRecord[]>;
   /**
@@ -38,10 +105,48 @@ export interface Collection {
   /**
    * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
    * one atomic step; resolves with the result once durable, or undefined if no such id.
+   * With `ifVersion`, throws {@link PreconditionFailedError} instead of writing when the
+   * record is not at one of those versions (or missing), checked in the same step.
    */
-  merge(id: number, patch: string): Promise<StoredRecord | undefined>;
-  /** Deletes a record; resolves with it as it was, or undefined if no such id. */
-  remove(id: number): Promise<StoredRecord | undefined>;
+  merge(id: number, patch: string, ifVersion?: VersionCondition): Promise<StoredRecord | undefined>;
+  /** Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as for merge. */
+  remove(id: number, ifVersion?: VersionCondition): Promise<StoredRecord | undefined>;
+}
+
+/** The stored outcome of an `Idempotency-Key`. */
+export type IdempotencyClaim =
+  | { state: 'claimed' }
+  | { state: 'running' }
+  | { state: 'mismatch' }
+  | { state: 'done'; collection: string; record: StoredRecord };
+
+/**
+ * `Idempotency-Key`s, kept in the database so that every instance sees them and they
+ * outlive restarts.
+ */
+export interface IdempotencyKeys {
+  /**
+   * Claims `key` for a request with this `fingerprint`, or reports what became of it.
+   * A claim still running after `staleAfterMs` belonged to a process that died before
+   * it wrote anything (the write and the completion are one transaction), and is taken over.
+   */
+  claim(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+    staleAfterMs: number,
+  ): Promise<IdempotencyClaim>;
+  /** Gives up a claim whose request failed, so that a retry runs again. */
+  release(scope: string, key: string, token: string): Promise<void>;
+  /** Forgets keys created before `before`; resolves with how many. */
+  sweep(before: Date): Promise<number>;
+}
+
+/** A field path to keep an index on, so that filters and sorts on it do not scan. */
+export interface IndexedField {
+  readonly collection: string;
+  readonly path: readonly string[];
 }
 
 /**
@@ -66,9 +171,22 @@ export interface Store {
   /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
   readonly gauges?: readonly StoreGauge[];
   collection(name: string): Collection;
+  readonly idempotency: IdempotencyKeys;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How a store is opened. */
+export interface StoreOptions {
+  /** Fields to index, created on start if missing. */
+  indexes: readonly IndexedField[];
+  /** Most connections open at once, per process (network stores). */
+  poolSize: number;
+  /** How long to wait for a new connection before the request gets a 503. */
+  connectTimeoutMs: number;
+  /** How long one statement may run before the database cancels it (a 503). */
+  statementTimeoutMs: number;
 }
 
 /** The database cannot be reached or is too busy; the request may be retried later. */
@@ -76,5 +194,29 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/** A conditional write found the record changed (or gone): nothing was written. */
+export class PreconditionFailedError extends Error {
+  constructor() {
+    super('the record is not at the version the request names');
+    this.name = 'PreconditionFailedError';
+  }
+}
+
+/** A position (from a client's cursor) that does not fit the query's sort. */
+export class InvalidPositionError extends Error {
+  constructor() {
+    super('the position does not fit this sort');
+    this.name = 'InvalidPositionError';
+  }
+}
+
+/** An idempotent create lost its claim to another attempt: nothing was written. */
+export class IdempotencyConflictError extends Error {
+  constructor() {
+    super('the idempotency key was taken over by another attempt');
+    this.name = 'IdempotencyConflictError';
   }
 }

@@ -1,10 +1,16 @@
 /**
  * The databases every storage and contract suite runs against. Each entry makes a fresh,
  * empty database and knows how to throw it away.
+ *
+ * PostgreSQL is the server at `TEST_POSTGRES_URL` (default 127.0.0.1:5432, user postgres).
+ * When it does not answer, the PostgreSQL suites are left out with a loud warning, unless
+ * `RESTOCK_REQUIRE_POSTGRES=1` (as CI sets it), which turns that into a failure.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 export interface TestDatabase {
   url: string;
@@ -12,7 +18,7 @@ export interface TestDatabase {
 }
 
 export interface TestStoreKind {
-  name: string;
+  name: 'sqlite' | 'postgres';
   create(): Promise<TestDatabase>;
 }
 
@@ -29,5 +35,59 @@ export const sqliteKind: TestStoreKind = {
   },
 };
 
+/** The PostgreSQL server tests create their databases on (through its `postgres` database). */
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one statement as the administrator, on a connection of its own. */
+export async function postgresAdmin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of database `name` on the test server. */
+export function postgresUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+export const postgresKind: TestStoreKind = {
+  name: 'postgres',
+  async create() {
+    const name = `restock_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await postgresAdmin(`CREATE DATABASE ${name}`);
+    return {
+      url: postgresUrl(name),
+      async drop() {
+        await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  },
+};
+
+async function postgresAnswers(): Promise<boolean> {
+  try {
+    await postgresAdmin('SELECT 1');
+    return true;
+  } catch (error) {
+    if (process.env.RESTOCK_REQUIRE_POSTGRES === '1') {
+      throw new Error(`PostgreSQL is required (RESTOCK_REQUIRE_POSTGRES=1) but does not answer: ${error}`);
+    }
+    process.stderr.write(
+      `\n${'!'.repeat(78)}\n!! PostgreSQL at ${POSTGRES_ADMIN_URL} does not answer (${(error as Error).message}).\n` +
+        `!! SKIPPING every PostgreSQL suite. Start PostgreSQL, or set TEST_POSTGRES_URL.\n${'!'.repeat(78)}\n\n`,
+    );
+    return false;
+  }
+}
+
+/** Whether the PostgreSQL suites run in this process. */
+export const POSTGRES_AVAILABLE = await postgresAnswers();
+
 /** The stores a contract suite is run against, one `describe` each. */
-export const STORE_KINDS: readonly TestStoreKind[] = [sqliteKind];
+export const STORE_KINDS: readonly TestStoreKind[] = POSTGRES_AVAILABLE ? [sqliteKind, postgresKind] : [sqliteKind];

@@ -28,13 +28,34 @@ export const migrations: readonly SqliteMigration[] = [
       }
     },
   },
+  {
+    version: 2,
+    name: 'idempotency keys',
+    up(db) {
+      db.exec(`
+        CREATE TABLE idempotency_keys (
+          scope       TEXT    NOT NULL,
+          key         TEXT    NOT NULL,
+          fingerprint TEXT    NOT NULL,
+          token       TEXT    NOT NULL,
+          state       TEXT    NOT NULL CHECK (state IN ('running', 'done')),
+          collection  TEXT,
+          record      TEXT,
+          claimed_at  INTEGER NOT NULL,
+          created_at  INTEGER NOT NULL,
+          PRIMARY KEY (scope, key)
+        ) STRICT;
+        CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);`);
+    },
+  },
 ];
 
 /**
- * Brings the database up to the newest version. `BEGIN IMMEDIATE` takes the write lock
- * first, so two processes starting on one file migrate once, one after the other.
+ * Brings the database up to the newest version, then runs `extra` (idempotent statements:
+ * the configured indexes). `BEGIN IMMEDIATE` takes the write lock first, so two processes
+ * starting on one file migrate once, one after the other.
  */
-export function migrate(db: Database, collections: readonly string[]): number[] {
+export function migrate(db: Database, collections: readonly string[], extra: readonly string[] = []): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,
@@ -59,6 +80,7 @@ export function migrate(db: Database, collections: readonly string[]): number[] 
       );
       applied.push(migration.version);
     }
+    for (const statement of extra) db.exec(statement);
   });
   run.immediate();
   return applied;

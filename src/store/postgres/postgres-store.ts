@@ -1,0 +1,280 @@
+/**
+ * The PostgreSQL store: node-postgres with a pool, each write a single statement (or one
+ * short transaction) that is durable when it returns (`synchronous_commit = on`). No state
+ * lives in the process, so any number of instances may share one database.
+ */
+import pg from 'pg';
+import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
+import {
+  type Collection,
+  IdempotencyConflictError,
+  type IdempotencyKeys,
+  PreconditionFailedError,
+  type Store,
+  type StoredRecord,
+  type StoreOptions,
+  type VersionCondition,
+} from '../store.js';
+import { guard } from './errors.js';
+import { migrate } from './migrations.js';
+import { postgresDialect } from './postgres-dialect.js';
+
+/** The columns of a {@link StoredRecord}. */
+const COLUMNS = 'id, data::text AS data, version, created_at AS "createdAt", updated_at AS "updatedAt"';
+
+/** int8 (ids) as a JS number: ids stay far below 2^53, and the API shows them as numbers. */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Connects to the database at `url`, migrates it, and returns the store. */
+export async function openPostgresStore(
+  url: string,
+  collections: readonly string[],
+  options: StoreOptions,
+): Promise<Store> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    // The server cancels a statement that runs too long; the client gives up a little later
+    // on a connection that went silent (a cut network sends no reset).
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 1000,
+    keepAlive: true,
+    application_name: 'restock',
+    types,
+  });
+  // An idle connection that breaks (database restart, network cut) is reported here; the
+  // pool drops it and opens a fresh one when next needed. Without a listener it would
+  // crash the process.
+  pool.on('error', () => {});
+
+  try {
+    const client = await guard(() => pool.connect());
+    try {
+      await migrate(client, collections, createIndexStatements(postgresDialect, options.indexes));
+      // A write is acknowledged only once PostgreSQL has flushed it; a server configured
+      // with synchronous_commit = off would ack before that, so restock's sessions opt back in.
+      const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      if (rows[0]?.synchronous_commit === 'off') {
+        await client.query('SET synchronous_commit = on');
+        pool.on('connect', (fresh) => void fresh.query('SET synchronous_commit = on').catch(() => {}));
+      }
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const byName = new Map(
+    collections.map((name) => [name, postgresCollection(pool, name, indexedIn(options.indexes, name))]),
+  );
+  return {
+    dialect: 'postgres',
+    collection(name) {
+      const found = byName.get(name);
+      if (!found) throw new Error(`unknown collection "${name}"`);
+      return found;
+    },
+    idempotency: postgresIdempotencyKeys(pool),
+    async ping() {
+      await guard(() => pool.query('SELECT 1'));
+    },
+    async close() {
+      if (!pool.ended) await pool.end();
+    },
+  };
+}
+
+function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: readonly string[]) => boolean): Collection {
+  /** A named, server-side prepared statement on whichever connection runs it. */
+  const statement = (name: string, text: string) => ({ name: `${table}.${name}`, text });
+  const get = statement('get', `SELECT ${COLUMNS} FROM "${table}" WHERE id = $1`);
+  const insert = statement('insert', `INSERT INTO "${table}" (data) VALUES ($1::jsonb) RETURNING ${COLUMNS}`);
+  // One UPDATE: PostgreSQL locks the row and, if another writer got there first,
+  // re-evaluates the merge (and the version check) on its result, so concurrent merges
+  // never lose a field and a stale If-Match never overwrites.
+  const mergeSql = `UPDATE "${table}" SET data = restock_merge_patch(data, $1::jsonb), version = version + 1,
+    updated_at = restock_now() WHERE id = $2`;
+  const merge = statement('merge', `${mergeSql} RETURNING ${COLUMNS}`);
+  const mergeIf = statement('mergeIf', `${mergeSql} AND version = ANY($3::integer[]) RETURNING ${COLUMNS}`);
+  const remove = statement('remove', `DELETE FROM "${table}" WHERE id = $1 RETURNING ${COLUMNS}`);
+  const removeIf = statement(
+    'removeIf',
+    `DELETE FROM "${table}" WHERE id = $1 AND version = ANY($2::integer[]) RETURNING ${COLUMNS}`,
+  );
+  // Ids come out in input order: the identity is drawn row by row in ordinality order.
+  const insertMany = statement(
+    'insertMany',
+    `INSERT INTO "${table}" (data)
+     SELECT item::jsonb FROM unnest($1::text[]) WITH ORDINALITY AS batch(item, position) ORDER BY position
+     RETURNING ${COLUMNS}`,
+  );
+  const insertExact = statement(
+    'insertExact',
+    `INSERT INTO "${table}" (id, data, version, created_at, updated_at) OVERRIDING SYSTEM VALUE
+     SELECT * FROM unnest($1::bigint[], $2::text[]::jsonb[], $3::integer[], $4::text[], $5::text[])`,
+  );
+  // Moves the identity past every restored id, so that later creates never collide.
+  const raiseIdentity = statement(
+    'raiseIdentity',
+    `SELECT setval(seq, top) FROM (
+       SELECT pg_get_serial_sequence('"${table}"', 'id')::regclass AS seq, (SELECT max(id) FROM "${table}") AS top
+     ) identity WHERE top > COALESCE(pg_sequence_last_value(seq), 0)`,
+  );
+
+  const one = async (query: { name: string; text: string }, values: unknown[]) =>
+    (await guard(() => pool.query<StoredRecord>({ ...query, values }))).rows[0];
+
+  /** Runs a conditional write: the plain statement, or the one that checks the version. */
+  const conditional = async (
+    plain: () => Promise<StoredRecord | undefined>,
+    checked: (versions: readonly number[]) => Promise<StoredRecord | undefined>,
+    ifVersion: VersionCondition | undefined,
+  ) => {
+    if (ifVersion === undefined) return plain();
+    const record = ifVersion === '*' ? await plain() : ifVersion.length > 0 ? await checked(ifVersion) : undefined;
+    if (!record) throw new PreconditionFailedError();
+    return record;
+  };
+
+  return {
+    async list(query) {
+      // Unnamed: list queries take many shapes, and a connection would keep each one prepared.
+      const sql = selectPage(postgresDialect, isIndexed, table, COLUMNS, query);
+      const { rows } = await guard(() => pool.query(sql.text, sql.values));
+      return rows.map((row) => listedRecord(row, sql.positionColumns));
+    },
+    async count(query) {
+      const sql = selectCount(postgresDialect, isIndexed, table, query);
+      const { rows } = await guard(() => pool.query<{ n: string }>(sql.text, sql.values));
+      return Number(rows[0]?.n ?? 0);
+    },
+    get: (id) => one(get, [id]),
+    async create(data, idempotency) {
+      if (!idempotency) return (await one(insert, [data])) as StoredRecord;
+      return transaction(pool, async (client) => {
+        const record = (await client.query<StoredRecord>({ ...insert, values: [data] })).rows[0] as StoredRecord;
+        const done = await client.query(
+          `UPDATE idempotency_keys SET state = 'done', collection = $4, record = $5
+           WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`,
+          [idempotency.scope, idempotency.key, idempotency.token, table, JSON.stringify(record)],
+        );
+        if (done.rowCount !== 1) throw new IdempotencyConflictError();
+        return record;
+      });
+    },
+    async createMany(data) {
+      const { rows } = await guard(() => pool.query<StoredRecord>({ ...insertMany, values: [data] }));
+      return rows.sort((a, b) => a.id - b.id);
+    },
+    async restore(records) {
+      if (records.length === 0) return;
+      await transaction(pool, async (client) => {
+        await client.query({
+          ...insertExact,
+          values: [
+            records.map((r) => r.id),
+            records.map((r) => r.data),
+            records.map((r) => r.version),
+            records.map((r) => r.createdAt),
+            records.map((r) => r.updatedAt),
+          ],
+        });
+        await client.query(raiseIdentity);
+      });
+    },
+    merge: (id, patch, ifVersion) =>
+      conditional(
+        () => one(merge, [patch, id]),
+        (versions) => one(mergeIf, [patch, id, versions]),
+        ifVersion,
+      ),
+    remove: (id, ifVersion) =>
+      conditional(
+        () => one(remove, [id]),
+        (versions) => one(removeIf, [id, versions]),
+        ifVersion,
+      ),
+  };
+}
+
+function postgresIdempotencyKeys(pool: pg.Pool): IdempotencyKeys {
+  const query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
+    guard(() => pool.query<R>(text, values));
+  return {
+    async claim(scope, key, fingerprint, token, staleAfterMs) {
+      // A claim released between the INSERT and the SELECT is tried again, a few times.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inserted = await query(
+          `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state) VALUES ($1, $2, $3, $4, 'running')
+           ON CONFLICT DO NOTHING`,
+          [scope, key, fingerprint, token],
+        );
+        if (inserted.rowCount === 1) return { state: 'claimed' };
+        const { rows } = await query<{
+          fingerprint: string;
+          state: string;
+          token: string;
+          collection: string | null;
+          record: string | null;
+          stale: boolean;
+        }>(
+          `SELECT fingerprint, state, token, collection, record,
+                  claimed_at < now() - $3 * interval '1 millisecond' AS stale
+           FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+          [scope, key, staleAfterMs],
+        );
+        const found = rows[0];
+        if (!found) continue;
+        if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
+        if (found.state === 'done') {
+          return { state: 'done', collection: found.collection ?? '', record: JSON.parse(found.record ?? '{}') };
+        }
+        if (!found.stale) return { state: 'running' };
+        const takeover = await query(
+          `UPDATE idempotency_keys SET token = $3, claimed_at = now()
+           WHERE scope = $1 AND key = $2 AND token = $4 AND state = 'running'`,
+          [scope, key, token, found.token],
+        );
+        return { state: takeover.rowCount === 1 ? 'claimed' : 'running' };
+      }
+      return { state: 'running' };
+    },
+    async release(scope, key, token) {
+      await query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`, [
+        scope,
+        key,
+        token,
+      ]);
+    },
+    async sweep(before) {
+      const result = await query('DELETE FROM idempotency_keys WHERE created_at < $1', [before]);
+      return result.rowCount ?? 0;
+    },
+  };
+}
+
+/** Runs `work` on one connection inside BEGIN/COMMIT, rolling back if it throws. */
+function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return guard(async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      // Whatever state the connection is in, it does not go back to the pool.
+      client.release(true);
+      throw error;
+    }
+  });
+}

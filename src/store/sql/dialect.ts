@@ -1,0 +1,40 @@
+/**
+ * What the shared list-query builder needs from a SQL database: how it writes parameters,
+ * paths into a JSON column, and the three expressions that compare a JSON value.
+ *
+ * Every value of a client field is compared through three expressions that are never
+ * NULL, so that row-value comparisons and indexes work on them:
+ * - rank: 0 null or missing, 1 number, 2 string, 3 boolean, 4 array, 5 object;
+ * - number: the number (booleans 0 and 1), else 0;
+ * - text: the string (arrays and objects: their JSON text), else '', by code point.
+ * Sorting by (rank, number, text) gives the same order on every store, and a filter on
+ * one type never matches another.
+ */
+export interface SqlDialect {
+  /** The SQL for the `n`-th parameter (1-based). */
+  placeholder(n: number): string;
+  /**
+   * A path into the `data` column: `literal` (an indexed field, whose text must match the
+   * index's) or through a parameter added with `param`.
+   */
+  path(segments: readonly string[], param: (value: unknown) => string, literal: boolean): string;
+  rank(path: string): string;
+  number(path: string): string;
+  text(path: string): string;
+  /** Whether the text expression `haystack` contains the text parameter `needle`. */
+  containsText(haystack: string, needle: string): string;
+  /** Whether the array at `path` has an element equal to `value`. */
+  arrayHas(path: string, value: string | number | boolean | null, param: (value: unknown) => string): string;
+  /** Whether some string anywhere in the record contains the parameter `needle`, ignoring case. */
+  search(needle: string): string;
+  /**
+   * Whether the planner seeks an index with a row-value comparison on expression columns
+   * (`(a, b) > (?, ?)`); without it, deep pages are read as one range per term.
+   */
+  readonly seeksRowValues: boolean;
+  /** Columns of the system fields. */
+  readonly columns: { readonly id: string; readonly createdAt: string; readonly updatedAt: string };
+}
+
+/** Ranks of the JSON types, in sort order. */
+export const RANK = { null: 0, number: 1, string: 2, boolean: 3, array: 4, object: 5 } as const;

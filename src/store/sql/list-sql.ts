@@ -1,0 +1,321 @@
+/**
+ * Turns a {@link ListQuery} into SQL for any {@link SqlDialect}: the WHERE clause of its
+ * filters and search, the ORDER BY of its sort, and the keyset condition that continues
+ * after a position. Every value goes in as a parameter; field paths too, unless they are
+ * indexed fields (from configuration), which are written literally so that the database
+ * matches them with their index.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type Condition,
+  type FieldRef,
+  type IndexedField,
+  InvalidPositionError,
+  type JsonScalar,
+  type ListedRecord,
+  type ListQuery,
+  type Position,
+  type SortKey,
+} from '../store.js';
+import { RANK, type SqlDialect } from './dialect.js';
+
+/** A piece of SQL and the parameters it binds, in order. */
+export interface SqlQuery {
+  text: string;
+  values: unknown[];
+}
+
+/** Whether a path (joined with dots) is one of the collection's indexed fields. */
+export type IsIndexed = (path: readonly string[]) => boolean;
+
+/** An expression a field is compared by, and the kind of value it gives. */
+interface Term {
+  sql: string;
+  kind: 'integer' | 'number' | 'string';
+}
+
+/** A term of an ORDER BY. */
+interface OrderTerm extends Term {
+  descending: boolean;
+}
+
+/** Builds SQL for one query, collecting its parameters. */
+class Builder {
+  readonly values: unknown[] = [];
+
+  constructor(
+    readonly dialect: SqlDialect,
+    readonly isIndexed: IsIndexed,
+  ) {}
+
+  param = (value: unknown): string => {
+    this.values.push(value);
+    return this.dialect.placeholder(this.values.length);
+  };
+
+  /** The expressions a field is compared and sorted by, most significant first. */
+  terms(field: FieldRef): Term[] {
+    if (field === 'id') return [{ sql: this.dialect.columns.id, kind: 'integer' }];
+    if (typeof field === 'string') return [{ sql: this.dialect.columns[field], kind: 'string' }];
+    const path = this.path(field.path);
+    return [
+      { sql: this.dialect.rank(path), kind: 'integer' },
+      { sql: this.dialect.number(path), kind: 'number' },
+      { sql: this.dialect.text(path), kind: 'string' },
+    ];
+  }
+
+  /** The SQL of a data field's rank, number and text. */
+  valueTerms(field: { readonly path: readonly string[] }): [string, string, string] {
+    const [rank, number, text] = this.terms(field).map((term) => term.sql);
+    return [rank as string, number as string, text as string];
+  }
+
+  path(segments: readonly string[]): string {
+    return this.dialect.path(segments, this.param, this.isIndexed(segments));
+  }
+
+  /** The SQL of all conditions and the search, joined with AND ('' when there are none). */
+  where(query: Pick<ListQuery, 'where' | 'search'>): string[] {
+    const parts = query.where.map((condition) => this.condition(condition));
+    if (query.search !== undefined) parts.push(this.dialect.search(this.param(query.search)));
+    return parts;
+  }
+
+  condition({ field, op, value }: Condition): string {
+    if (op === 'in') {
+      const items = value as readonly JsonScalar[];
+      return `(${items.map((item) => this.equals(field, item)).join(' OR ')})`;
+    }
+    const scalar = value as JsonScalar;
+    switch (op) {
+      case 'eq':
+        return this.equals(field, scalar);
+      case 'ne':
+        return `NOT ${this.equals(field, scalar)}`;
+      case 'lt':
+      case 'lte':
+      case 'gt':
+      case 'gte':
+        return this.compare(field, COMPARISON[op], scalar);
+      case 'contains':
+        return this.contains(field, scalar);
+      case 'startsWith':
+        return this.startsWith(field, String(scalar));
+    }
+  }
+
+  /** Equality of a field with a typed value: same JSON type, same value. */
+  equals(field: FieldRef, value: JsonScalar): string {
+    if (typeof field === 'string') return `(${this.dialect.columns[field]} = ${this.param(value)})`;
+    const [rank, number, text] = this.valueTerms(field);
+    const typed = typedTerms(value);
+    return `(${rank} = ${typed.rank} AND ${number} = ${this.param(typed.number)} AND ${text} = ${this.param(typed.text)})`;
+  }
+
+  compare(field: FieldRef, operator: string, value: JsonScalar): string {
+    if (typeof field === 'string') return `(${this.dialect.columns[field]} ${operator} ${this.param(value)})`;
+    const [rank, number, text] = this.valueTerms(field);
+    const typed = typedTerms(value);
+    if (typeof value === 'string') {
+      return `(${rank} = ${typed.rank} AND ${number} = 0 AND ${text} ${operator} ${this.param(typed.text)})`;
+    }
+    return `(${rank} = ${typed.rank} AND ${number} ${operator} ${this.param(typed.number)})`;
+  }
+
+  /** A string containing the value's text, or an array holding the value itself. */
+  contains(field: FieldRef, value: JsonScalar): string {
+    const needle = typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof field === 'string') {
+      return this.dialect.containsText(this.dialect.columns[field], this.param(needle));
+    }
+    const [rank, , text] = this.valueTerms(field);
+    const asText = `(${rank} = ${RANK.string} AND ${this.dialect.containsText(text, this.param(needle))})`;
+    const asElement = this.dialect.arrayHas(this.path(field.path), value, this.param);
+    return `(${asText} OR ${asElement})`;
+  }
+
+  startsWith(field: FieldRef, prefix: string): string {
+    const length = [...prefix].length;
+    const column = typeof field === 'string' ? this.dialect.columns[field] : undefined;
+    const [rank, number, text] = column ? [undefined, undefined, column] : this.valueTerms(field as { path: string[] });
+    const typeCheck = rank ? `${rank} = ${RANK.string} AND ${number} = 0 AND ` : '';
+    // The range lets an index narrow the scan; the substring comparison is the exact test.
+    return `(${typeCheck}${text} >= ${this.param(prefix)} AND substr(${text}, 1, ${this.param(length)}) = ${this.param(prefix)})`;
+  }
+
+  /**
+   * The ORDER BY terms with their directions: the sort keys, then id. A term that a
+   * filter pins to one value (`price[gte]=5` pins price's rank to "number") is left out:
+   * it orders nothing, and SQLite would not use an index for an ORDER BY that names it.
+   */
+  orderTerms(sort: readonly SortKey[], where: readonly Condition[]): OrderTerm[] {
+    const terms: OrderTerm[] = [];
+    for (const key of sort) {
+      const pinned = typeof key.field === 'string' ? 0 : pinnedTerms(key.field.path, where);
+      const all = this.terms(key.field).map((term) => ({ ...term, descending: key.descending }));
+      terms.push(...all.filter((_, i) => !(pinned & (1 << i))));
+    }
+    const last = sort[sort.length - 1];
+    terms.push({ sql: this.dialect.columns.id, kind: 'integer', descending: last?.descending ?? false });
+    return terms;
+  }
+
+  /** Records strictly after `position` in the order of `terms`. */
+  after(rest: readonly OrderTerm[], values: Position): string {
+    const sameDirection = rest.every((term) => term.descending === rest[0]?.descending);
+    if (sameDirection) {
+      const operator = rest[0]?.descending ? '<' : '>';
+      return `((${rest.map((t) => t.sql).join(', ')}) ${operator} (${values.map((v) => this.param(v)).join(', ')}))`;
+    }
+    // Mixed directions: t0 beyond v0, or equal and the rest beyond, and so on.
+    let sql = '';
+    for (let i = rest.length - 1; i >= 0; i--) {
+      const term = rest[i] as OrderTerm;
+      const beyond = `${term.sql} ${term.descending ? '<' : '>'} ${this.param(values[i])}`;
+      sql = sql === '' ? beyond : `(${beyond} OR (${term.sql} = ${this.param(values[i])} AND ${sql}))`;
+    }
+    return `(${sql})`;
+  }
+
+  /** The ORDER BY clause of `terms`. */
+  orderBy(terms: readonly OrderTerm[]): string {
+    return terms.map((term) => `${term.sql}${term.descending ? ' DESC' : ''}`).join(', ');
+  }
+}
+
+/** A position comes back from a client inside a cursor: it must fit the terms before it is bound. */
+function checkPosition(terms: readonly OrderTerm[], position: Position): void {
+  const fits =
+    position.length === terms.length &&
+    terms.every((term, i) => {
+      const value = position[i];
+      if (term.kind === 'string') return typeof value === 'string';
+      return typeof value === 'number' && (term.kind === 'number' || Number.isSafeInteger(value));
+    });
+  if (!fits) throw new InvalidPositionError();
+}
+
+/**
+ * Which of a path's three terms (bit 0 rank, 1 number, 2 text) the conditions pin to a
+ * single value, because every comparison is typed.
+ */
+function pinnedTerms(path: readonly string[], where: readonly Condition[]): number {
+  let pinned = 0;
+  for (const { field, op, value } of where) {
+    if (typeof field === 'string' || field.path.join('.') !== path.join('.')) continue;
+    if (op === 'eq') pinned |= 0b111;
+    else if (op === 'startsWith' || (RANGE_OPS.has(op) && typeof value === 'string')) pinned |= 0b011;
+    else if (RANGE_OPS.has(op)) pinned |= 0b001;
+  }
+  return pinned;
+}
+
+const RANGE_OPS = new Set(['lt', 'lte', 'gt', 'gte']);
+
+const COMPARISON = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** The rank, number and text a JSON value has in the comparison expressions. */
+function typedTerms(value: JsonScalar): { rank: number; number: number; text: string } {
+  if (value === null) return { rank: RANK.null, number: 0, text: '' };
+  if (typeof value === 'number') return { rank: RANK.number, number: value, text: '' };
+  if (typeof value === 'boolean') return { rank: RANK.boolean, number: value ? 1 : 0, text: '' };
+  return { rank: RANK.string, number: 0, text: value };
+}
+
+/**
+ * The SELECT of one page: `columns` of each matching record, plus its position as columns
+ * `p0`, `p1`, … (the sort terms, id last).
+ */
+export function selectPage(
+  dialect: SqlDialect,
+  isIndexed: IsIndexed,
+  table: string,
+  columns: string,
+  query: ListQuery,
+): SqlQuery & { positionColumns: number } {
+  const builder = new Builder(dialect, isIndexed);
+  const terms = builder.orderTerms(query.sort, query.where);
+  const filters = builder.where(query);
+  const positions = terms.map((term, i) => `${term.sql} AS p${i}`).join(', ');
+  const limit = builder.param(query.limit);
+  const select = (where: string[], orderFrom: number) =>
+    `SELECT ${columns}, ${positions} FROM "${table}"${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}` +
+    ` ORDER BY ${builder.orderBy(terms.slice(orderFrom))} LIMIT ${limit}`;
+  const result = (text: string) => ({ text, values: builder.values, positionColumns: terms.length });
+
+  const { after } = query;
+  if (!after) {
+    const offset = query.offset ? ` OFFSET ${builder.param(query.offset)}` : '';
+    return result(select(filters, 0) + offset);
+  }
+  checkPosition(terms, after);
+  const indexed = query.sort.length === 1 && (query.sort[0]?.field === 'id' || isIndexedField(query.sort[0]?.field));
+  if (dialect.seeksRowValues || terms.length === 1 || !indexed) {
+    return result(select([...filters, builder.after(terms, after)], 0));
+  }
+  // SQLite seeks an index with a row value only on plain columns, not on the expressions
+  // of a JSON field. So the rest of the order is read as one index range per term:
+  // (t0 = v0 … and t[i] beyond v[i]) for i from the last term to the first; each part is a
+  // seek, and sorting their few rows (at most limit each) costs the same at any depth.
+  const parts = terms.map((_, i) => {
+    const equal = terms.slice(0, i).map((term, j) => `${term.sql} = ${builder.param(after[j])}`);
+    const term = terms[i] as OrderTerm;
+    const beyond = `${term.sql} ${term.descending ? '<' : '>'} ${builder.param(after[i])}`;
+    return `SELECT * FROM (${select([...filters, ...equal, beyond], i)})`;
+  });
+  const order = terms.map((term, i) => `p${i}${term.descending ? ' DESC' : ''}`).join(', ');
+  return result(`SELECT * FROM (${parts.reverse().join(' UNION ALL ')}) ORDER BY ${order} LIMIT ${limit}`);
+
+  function isIndexedField(field: SortKey['field'] | undefined): boolean {
+    return typeof field === 'object' && isIndexed(field.path);
+  }
+}
+
+/** The SELECT that counts what a query's filters and search match. */
+export function selectCount(
+  dialect: SqlDialect,
+  isIndexed: IsIndexed,
+  table: string,
+  query: Pick<ListQuery, 'where' | 'search'>,
+): SqlQuery {
+  const builder = new Builder(dialect, isIndexed);
+  const where = builder.where(query);
+  const text = `SELECT count(*) AS n FROM "${table}"${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  return { text, values: builder.values };
+}
+
+/** The expressions an index on `path` holds: those a filter or sort on it compares, then id. */
+export function indexTerms(dialect: SqlDialect, path: readonly string[]): string[] {
+  const builder = new Builder(dialect, () => true);
+  return [...builder.valueTerms({ path }), dialect.columns.id];
+}
+
+/** A page row (the record's columns, then `p0…`) as a {@link ListedRecord}. */
+export function listedRecord(row: Record<string, unknown>, positionColumns: number): ListedRecord {
+  const position: (string | number)[] = [];
+  for (let i = 0; i < positionColumns; i++) position.push(row[`p${i}`] as string | number);
+  return {
+    id: row.id as number,
+    data: row.data as string,
+    version: row.version as number,
+    createdAt: row.createdAt as string,
+    updatedAt: row.updatedAt as string,
+    position,
+  };
+}
+
+/** The statements that create the indexes of `fields`, if missing (same SQL on every dialect). */
+export function createIndexStatements(dialect: SqlDialect, fields: readonly IndexedField[]): string[] {
+  return fields.map(({ collection, path }) => {
+    const digest = createHash('sha1').update(path.join('.')).digest('hex').slice(0, 6);
+    const name = `${collection}_by_${path.join('_')}`.slice(0, 48);
+    return `CREATE INDEX IF NOT EXISTS "${name}_${digest}" ON "${collection}" (${indexTerms(dialect, path).join(', ')})`;
+  });
+}
+
+/** A test of whether a path is indexed in `collection`, for the builder. */
+export function indexedIn(fields: readonly IndexedField[], collection: string): IsIndexed {
+  const paths = new Set(fields.filter((f) => f.collection === collection).map((f) => f.path.join('.')));
+  return (path) => paths.has(path.join('.'));
+}

@@ -1,0 +1,42 @@
+/**
+ * The SQLite side of the shared list-query builder (see ../sql/dialect.ts): JSON paths as
+ * `$."a"."b"`, values through json_type/json_extract, text in SQLite's binary order (code
+ * points).
+ */
+import type { SqlDialect } from '../sql/dialect.js';
+
+const RANK_OF_TYPE =
+  "WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'true' THEN 3 WHEN 'false' THEN 3 " +
+  "WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0";
+
+export const sqliteDialect: SqlDialect = {
+  // Named, because the same term (and its parameters) appears in SELECT, WHERE and ORDER BY.
+  placeholder: (n) => `@p${n}`,
+  path(segments, param, literal) {
+    const path = `$${segments.map((s) => `."${s}"`).join('')}`;
+    return literal ? `'${path}'` : param(path);
+  },
+  rank: (p) => `(CASE json_type(data, ${p}) ${RANK_OF_TYPE} END)`,
+  number: (p) =>
+    `(CASE json_type(data, ${p}) WHEN 'integer' THEN json_extract(data, ${p}) ` +
+    `WHEN 'real' THEN json_extract(data, ${p}) WHEN 'true' THEN 1 ELSE 0 END)`,
+  text: (p) =>
+    `(CASE json_type(data, ${p}) WHEN 'text' THEN json_extract(data, ${p}) ` +
+    `WHEN 'array' THEN json_extract(data, ${p}) WHEN 'object' THEN json_extract(data, ${p}) ELSE '' END)`,
+  containsText: (haystack, needle) => `(instr(${haystack}, ${needle}) > 0)`,
+  arrayHas(path, value, param) {
+    const element =
+      value === null
+        ? "type = 'null'"
+        : typeof value === 'boolean'
+          ? `type = '${value}'`
+          : typeof value === 'number'
+            ? `type IN ('integer', 'real') AND atom = ${param(value)}`
+            : `type = 'text' AND atom = ${param(value)}`;
+    return `(json_type(data, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(data, ${path}) WHERE ${element}))`;
+  },
+  search: (needle) =>
+    `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(lower(atom), lower(${needle})) > 0)`,
+  seeksRowValues: false,
+  columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
+};

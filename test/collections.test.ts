@@ -1,0 +1,243 @@
+/** SPEC §6 on every store: pages, order, filters, search, counting and projections. */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { body, create, problem, useApp } from './helpers/app.js';
+import { STORE_KINDS } from './helpers/stores.js';
+
+type Row = Record<string, unknown> & { id: number; name: string };
+
+/** Products of every JSON type, so that typed comparisons and the order across types show. */
+const SEED = [
+  { name: 'Teapot', price: 19.5, sku: 'T-1', tags: ['kitchen', 'tea'], active: true, dims: { w: 10 } },
+  { name: 'apple', price: 2, sku: 'A-1', tags: ['fruit'], active: false },
+  { name: 'Banana', price: 2, sku: 'B-1', tags: ['fruit', 'yellow'], dims: { w: 3 } },
+  { name: 'cherry', price: '3', sku: 'C-1' },
+  { name: 'Éclair', price: null },
+  { name: 'date' },
+  { name: 'Zebra mug', price: 100, tags: [], nested: { deep: { note: 'Found me' } } },
+];
+
+/** GET a list; asserts 200 and returns the records. */
+async function list(app: FastifyInstance, query: string, headers: Record<string, string> = {}) {
+  const response = await app.inject({ url: `/products/?${query}`, headers });
+  assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
+  return { rows: body<Row[]>(response), response };
+}
+
+const names = (rows: Row[]) => rows.map((r) => r.name);
+
+/** Follows rel="next" from `first` to the end and returns every record seen. */
+async function walk(app: FastifyInstance, first: string, onPage?: (page: Row[]) => Promise<void>) {
+  const seen: Row[] = [];
+  let url: string | undefined = first;
+  for (let pages = 0; url && pages < 1000; pages++) {
+    const response: LightMyRequestResponse = await app.inject({ url });
+    assert.equal(response.statusCode, 200, response.body);
+    const page = body<Row[]>(response);
+    seen.push(...page);
+    await onPage?.(page);
+    url = /<([^>]+)>; rel="next"/.exec(String(response.headers.link ?? ''))?.[1];
+  }
+  return seen;
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`collections (${kind.name})`, () => {
+    const ctx = useApp(kind);
+    before(async () => {
+      for (const product of SEED) await create(ctx.app, 'product', product);
+    });
+
+    it('sorts by any field, one JSON type after another, ties by id', async () => {
+      const byPrice = ['Éclair', 'date', 'apple', 'Banana', 'Teapot', 'Zebra mug', 'cherry'];
+      assert.deepEqual(names((await list(ctx.app, 'sort=price')).rows), byPrice);
+      assert.deepEqual(names((await list(ctx.app, 'sort=-price')).rows), [...byPrice].reverse());
+      // Strings by code point: upper case before lower, accented letters last.
+      const byName = ['Banana', 'Teapot', 'Zebra mug', 'apple', 'cherry', 'date', 'Éclair'];
+      assert.deepEqual(names((await list(ctx.app, 'sort=name')).rows), byName);
+      assert.deepEqual(names((await list(ctx.app, 'sort=price,-name')).rows), [
+        'Éclair',
+        'date',
+        'apple',
+        'Banana',
+        'Teapot',
+        'Zebra mug',
+        'cherry',
+      ]);
+      assert.deepEqual(names((await list(ctx.app, 'sort=dims.w')).rows).slice(-2), ['Banana', 'Teapot']);
+      const ids = (await list(ctx.app, 'sort=-id')).rows.map((r) => r.id);
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => b - a),
+      );
+      const created = (await list(ctx.app, 'sort=-createdAt,-id')).rows.map((r) => r.createdAt as string);
+      assert.deepEqual(created, [...created].sort().reverse());
+    });
+
+    it('pages through any order with the cursor, exactly as the unpaged list', async () => {
+      for (const sort of ['', 'sort=price', 'sort=-price', 'sort=price,-name', 'sort=tags', 'sort=-dims.w,name']) {
+        const whole = names((await list(ctx.app, sort)).rows);
+        const paged = names(await walk(ctx.app, `/products/?limit=2&${sort}`));
+        assert.deepEqual(paged, whole, sort);
+      }
+    });
+
+    it('filters with typed comparisons: numbers with numbers, strings with strings', async () => {
+      const cases: [string, string[]][] = [
+        ['price=2', ['apple', 'Banana']],
+        ['price="3"', ['cherry']],
+        ['price=3', []],
+        ['price[gte]=19.5', ['Teapot', 'Zebra mug']],
+        ['price[lt]=20', ['Teapot', 'apple', 'Banana']],
+        ['price[ne]=2', ['Teapot', 'cherry', 'Éclair', 'date', 'Zebra mug']],
+        ['price=null', ['Éclair', 'date']],
+        ['price[in]=2,100', ['apple', 'Banana', 'Zebra mug']],
+        ['price[gte]=2&price[lte]=19.5', ['Teapot', 'apple', 'Banana']],
+        ['name[startsWith]=Ba', ['Banana']],
+        ['name[startsWith]=ba', []],
+        ['name[contains]=an', ['Banana']],
+        ['tags[contains]=fruit', ['apple', 'Banana']],
+        ['tags[contains]=fruit&tags[contains]=yellow', ['Banana']],
+        ['active=true', ['Teapot']],
+        ['active=false', ['apple']],
+        ['dims.w[gt]=5', ['Teapot']],
+        ['nested.deep.note=Found me', ['Zebra mug']],
+        ['sku[in]=A-1,C-1', ['apple', 'cherry']],
+        ['q=FOUND', ['Zebra mug']],
+        ['q=teapot', ['Teapot']],
+        ['q=fruit', ['apple', 'Banana']],
+        ["name=' OR 1=1 --", []],
+        ["name';DROP TABLE products;--=1", []],
+      ];
+      for (const [query, expected] of cases) {
+        assert.deepEqual(names((await list(ctx.app, encodeQuery(query))).rows), expected, query);
+      }
+      const all = (await list(ctx.app, '')).rows;
+      const second = all[1] as Row;
+      assert.deepEqual(names((await list(ctx.app, `id[gt]=${second.id}&id[lte]=${second.id + 1}`)).rows), ['Banana']);
+      assert.equal((await list(ctx.app, `createdAt[gte]=${all[0]?.createdAt}`)).rows.length, all.length);
+      assert.equal((await list(ctx.app, 'createdAt[startsWith]=1999')).rows.length, 0);
+    });
+
+    it('keeps the reserved names out of the filters', async () => {
+      const { rows } = await list(ctx.app, 'fields=name&limit=3&sort=id');
+      assert.deepEqual(
+        rows,
+        (await list(ctx.app, 'limit=3')).rows.map((r) => ({ id: r.id, name: r.name })),
+      );
+    });
+
+    it('returns only the named fields with fields=', async () => {
+      const { rows } = await list(ctx.app, 'name=Teapot&fields=name,dims.w,createdAt,missing');
+      const [teapot] = rows;
+      assert.deepEqual(Object.keys(teapot ?? {}), ['id', 'name', 'dims', 'createdAt']);
+      assert.deepEqual(teapot?.dims, { w: 10 });
+    });
+
+    it('counts on request only, with Prefer: count=exact', async () => {
+      const plain = await list(ctx.app, 'price=2');
+      assert.equal(plain.response.headers['x-total-count'], undefined);
+      const counted = await list(ctx.app, 'price[gte]=2&limit=1', { prefer: 'count=exact' });
+      assert.equal(counted.response.headers['x-total-count'], '4');
+      assert.equal(counted.response.headers['preference-applied'], 'count=exact');
+      assert.equal(counted.rows.length, 1);
+    });
+
+    it('accepts offset, and its next link continues with a cursor', async () => {
+      const all = names((await list(ctx.app, '')).rows);
+      const { rows, response } = await list(ctx.app, 'offset=2&limit=2');
+      assert.deepEqual(names(rows), all.slice(2, 4));
+      const next = /<([^>]+)>; rel="next"/.exec(String(response.headers.link))?.[1] ?? '';
+      assert.match(next, /cursor=/);
+      assert.doesNotMatch(next, /offset=/);
+      assert.deepEqual(names(await walk(ctx.app, next)), all.slice(4));
+      assert.deepEqual((await list(ctx.app, 'offset=100')).rows, [], 'past the end: an empty page');
+    });
+
+    it('keeps filters and sort in the next link', async () => {
+      const walked = await walk(ctx.app, '/products/?price[gte]=2&sort=-price&limit=1');
+      assert.deepEqual(names(walked), ['Zebra mug', 'Teapot', 'Banana', 'apple']);
+    });
+
+    it('answers 400 naming the parameter for every malformed query', async () => {
+      const cases: [string, string][] = [
+        ['price[foo]=1', 'price[foo]'],
+        ['price[gt]=null', 'price[gt]'],
+        ['a..b=1', 'a..b'],
+        ['a[b=1', 'a[b'],
+        ['id=abc', 'id'],
+        ['id[startsWith]=1', 'id[startsWith]'],
+        ['id.x=1', 'id.x'],
+        ['limit=0', 'limit'],
+        ['limit=1001', 'limit'],
+        ['limit=ten', 'limit'],
+        ['offset=-1', 'offset'],
+        ['sort=', 'sort'],
+        ['sort=a,,b', 'sort'],
+        ['sort=a"b', 'sort'],
+        ['q=', 'q'],
+        ['cursor=garbage', 'cursor'],
+        ['cursor=e30&offset=1', 'offset'],
+        ['limit=1&limit=2', 'limit'],
+      ];
+      for (const [query, parameter] of cases) {
+        const response = await ctx.app.inject({ url: `/products/?${encodeQuery(query)}` });
+        const parsed = problem(response, 400, 'invalid-query');
+        assert.ok(parsed.detail.includes(parameter), `${query}: ${parsed.detail}`);
+      }
+    });
+
+    it('refuses a cursor made for another sort, or forged', async () => {
+      const first = await list(ctx.app, 'sort=price&limit=1');
+      const next = /cursor=([^&>]+)/.exec(String(first.response.headers.link))?.[1] ?? '';
+      problem(await ctx.app.inject({ url: `/products/?sort=name&cursor=${next}` }), 400, 'invalid-query');
+      for (const forged of [
+        { p: [1], s: 'price' },
+        { p: ['x', 'y', 'z', 'w'], s: 'price' },
+        { p: [1.5, 0, '', 1], s: 'price' },
+      ]) {
+        const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
+        problem(await ctx.app.inject({ url: `/products/?sort=price&cursor=${cursor}` }), 400, 'invalid-query');
+      }
+    });
+  });
+
+  describe(`walking while others write (${kind.name})`, () => {
+    const ctx = useApp(kind);
+
+    for (const sort of ['', '-n']) {
+      it(`never returns a record twice and misses none that stayed${sort ? ` (sort=${sort})` : ''}`, async () => {
+        const run = sort || 'id';
+        const made = await Promise.all(Array.from({ length: 60 }, (_, n) => create(ctx.app, 'user', { n, run })));
+        const stayed = new Set(made.map((r) => r.id));
+        let round = 0;
+        const seen = await walk(ctx.app, `/users/?limit=7&run=${run}${sort ? `&sort=${sort}` : ''}`, async () => {
+          round++;
+          // Between pages: delete two records, and create two at either end of the order.
+          const victims = made.filter((r) => stayed.has(r.id) && r.id % 7 === round % 7).slice(0, 2);
+          for (const victim of victims) {
+            await ctx.app.inject({ method: 'DELETE', url: `/user/${victim.id}/` });
+            stayed.delete(victim.id);
+          }
+          await create(ctx.app, 'user', { n: 1000 + round, run });
+          await create(ctx.app, 'user', { n: -round, run });
+        });
+        const ids = seen.map((r) => r.id);
+        assert.equal(new Set(ids).size, ids.length, 'no record twice');
+        for (const id of stayed) assert.ok(ids.includes(id), `record ${id}, never deleted, was seen`);
+      });
+    }
+  });
+}
+
+/** Encodes the values of a query written plainly (`a=b c&d=e`), keeping names readable. */
+function encodeQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      return at < 0 ? pair : `${encodeURIComponent(pair.slice(0, at))}=${encodeURIComponent(pair.slice(at + 1))}`;
+    })
+    .join('&');
+}
