@@ -22,6 +22,7 @@ import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
+import { collectionSchemasOf } from './schemas/collection-schema.js';
 import { openStore, storeOptionsOf } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -38,13 +39,9 @@ export interface AppOptions {
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const store =
-    options.store ??
-    (await openStore(
-      config.databaseUrl,
-      RESOURCES.map((r) => r.plural),
-      storeOptionsOf(config),
-    ));
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = collectionSchemasOf(config, collections);
+  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
 
   const app = Fastify({
     logger:
@@ -98,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // The generator first, so that it sees every route; metrics next, so that they count them all.
-  await registerOpenApi(app, RESOURCES);
+  await registerOpenApi(app, RESOURCES, schemas);
   registerMetrics(app, store);
   await registerApiDocs(app);
   const consolePage = await registerConsole(app);
@@ -111,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       idempotencyKeys: store.idempotency,
       idempotency,
       maxFieldNameLength: config.maxFieldNameLength,
+      schema: schemas.get(resource.plural),
     });
   }
   return app;

@@ -14,6 +14,7 @@ export interface Config {
   workers: number;
   indexes: readonly IndexedField[];
   idempotencyKeyHours: number;
+  schemas: string;
   logLevel: string;
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
@@ -97,6 +98,14 @@ export const settings = [
     'users:email;products:sku,price',
     'fields to index: collection:field,field;… (dotted for nested)',
     parseIndexes,
+  ),
+  setting(
+    'schemas',
+    'SCHEMAS',
+    'schemas',
+    '',
+    'folder of JSON Schemas, one per collection (users.schema.json…); none: any object',
+    text,
   ),
   setting(
     'idempotencyKeyHours',
@@ -246,7 +255,9 @@ export function helpText(): string {
 
 /** The table of settings, as help text lines. */
 export function settingsHelp(): string[] {
-  const rows = settings.map((s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback})`);
+  const rows = settings.map(
+    (s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback === '' ? 'none' : s.fallback})`,
+  );
   return [
     `  ${'flag'.padEnd(26)}${'environment'.padEnd(24)}meaning`,
     ...rows,

@@ -2,7 +2,6 @@
  * The collections restock serves. Each is one declaration of the same resource
  * definition: the routes, store tables and docs are all derived from it.
  */
-import type { TSchema } from 'typebox';
 
 /** What it takes to serve a collection of records over HTTP. */
 export interface ResourceDefinition {
@@ -12,11 +11,6 @@ export interface ResourceDefinition {
   readonly singular: string;
   /** One line for docs and the index. */
   readonly description: string;
-  /**
-   * A JSON Schema of the client's fields (an object schema). It names the collection's
-   * bodies and records in the OpenAPI document; without it any JSON object is a record.
-   */
-  readonly schema?: TSchema;
   /** A typical record's fields, shown in the reference page and prefilled by its "try it". */
   readonly example?: Readonly<Record<string, unknown>>;
 }

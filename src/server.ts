@@ -6,10 +6,10 @@
  */
 import { pino } from 'pino';
 import { buildApp } from './app.js';
-import { runCommand, serveArguments } from './cli/commands.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
+import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
-import { StoreUnavailableError } from './store/store.js';
+import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
   // migrate, import, export, --help and --version; anything else is `serve`, below.
@@ -47,7 +47,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  const oneLine = error instanceof ConfigError || error instanceof StoreSetupError;
+  if (oneLine || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`restock: ${(error as Error).message}\n`);
   } else if (error instanceof StoreUnavailableError) {
     process.stderr.write(`restock: cannot reach the database: ${(error as Error).message}\n`);

@@ -12,7 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { runCommand } from '../src/cli/commands.js';
+import { runCommand } from '../src/commands/commands.js';
 import { ConfigError } from '../src/config.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store, StoredRecord } from '../src/store/store.js';
@@ -223,6 +223,56 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it("checks records against the collection's schema, and keeps unique fields unique", async () => {
+      const url = await fresh();
+      const schemas = { SCHEMAS: 'schemas/store' };
+      const input = ndjson([
+        { name: 'Ada', email: 'ada@example.com' },
+        { name: 'Grace', email: 'not an address' },
+      ]);
+      const invalid = await cli(url, ['import', '-', '-c', 'users'], input, schemas);
+      assert.equal(invalid.code, 1);
+      assert.match(invalid.stderr, /line 2: breaks the schema: \/email must match format "email"/);
+      const taken = await cli(
+        url,
+        ['import', '-', '-c', 'users'],
+        ndjson([
+          { name: 'Ada', email: 'ada@example.com' },
+          { name: 'Ada too', email: 'ADA@example.com' },
+        ]),
+        schemas,
+      );
+      assert.equal(taken.code, 1);
+      assert.match(
+        taken.stderr,
+        /lines 1–2: a record here has a value of email that another record has \(email must be unique\)/,
+      );
+      assert.deepEqual(await all('users'), [], 'neither batch was written');
+    });
+
+    it('check lists the records that break their schema and the values they share', async () => {
+      const url = await fresh();
+      // Written before the schema was turned on, as an operator would find them.
+      await store
+        .collection('users')
+        .createMany([
+          '{"name":"Ada","email":"ada@example.com"}',
+          '{"name":"Ada too","email":"ada@example.com"}',
+          '{"email":"no name"}',
+        ]);
+      const result = await cli(url, ['check'], '', { SCHEMAS: 'schemas/store' });
+      assert.equal(result.code, 1);
+      assert.match(result.stdout, /^users\/3 \/name: is required$/m);
+      assert.match(result.stdout, /^users\/3 \/email: must match format "email"$/m);
+      assert.match(result.stdout, /^users\.email: 2 records share "ada@example\.com" \(ids 1, 2\)$/m);
+      assert.equal(result.stderr, 'checked 3 records: 1 break their schema, 1 values of unique fields are shared\n');
+      await store.collection('users').remove(2);
+      await store.collection('users').remove(3);
+      const clean = await cli(url, ['check'], '', { SCHEMAS: 'schemas/store' });
+      assert.equal(clean.code, 0, clean.stdout);
+      assert.equal(clean.stdout, '');
+    });
+
     it('writes records with and without ids in separate batches, in order', async () => {
       const url = await fresh();
       const input = ndjson([{ id: 100, a: 1 }, { id: 101, a: 2 }, { b: 1 }, { id: 50, c: 1 }]);
@@ -248,7 +298,7 @@ describe('restock arguments', () => {
   it('prints the version and the commands', async () => {
     assert.equal((await cli(url, ['--version'])).stdout, `restock ${VERSION}\n`);
     const help = (await cli(url, ['--help'])).stdout;
-    for (const word of ['serve', 'migrate', 'import FILE', 'export', '--version', 'DATABASE_URL', '--port']) {
+    for (const word of ['serve', 'migrate', 'check', 'import FILE', 'export', '--version', 'DATABASE_URL', '--port']) {
       assert.ok(help.includes(word), word);
     }
     const importHelp = (await cli(url, ['import', '--help'])).stdout;
@@ -274,6 +324,7 @@ describe('restock arguments', () => {
     await refused(['import', '/no/such/file', '-c', 'users'], /cannot read \/no\/such\/file/);
     await refused(['export', '-c', 'orders'], /got "orders"/);
     await refused(['export', '-c', 'users', '--format', 'xml'], /--format must be json or ndjson/);
+    await refused(['check'], /set SCHEMAS/);
     await assert.rejects(cli(url, ['export', '-c', 'users', 'extra']), /ERR_PARSE_ARGS|Unexpected argument/);
   });
 });

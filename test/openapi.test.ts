@@ -8,18 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyInstance, type LightMyRequestResponse, type RouteOptions } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
-import { registerOpenApi } from '../src/http/api-docs.js';
-import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/idempotency.js';
-import { registerResourceRoutes } from '../src/http/resource-routes.js';
-import { defineResource, RESOURCES } from '../src/resources.js';
-import { openStore } from '../src/store/open-store.js';
+import { RESOURCES } from '../src/resources.js';
 import { body, create, JSON_HEADERS } from './helpers/app.js';
-import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -101,11 +96,15 @@ for (const kind of STORE_KINDS) {
         const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [
           ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '500', '503']],
-          ['create', doc.paths[`/${resource.singular}/`]?.post, ['201', '400', '413', '415', '500', '503']],
+          [
+            'create',
+            doc.paths[`/${resource.singular}/`]?.post,
+            ['201', '400', '409', '413', '415', '422', '500', '503'],
+          ],
           ['read', item.get, ['200', '304', '400', '404', '500', '503']],
-          ['modify', item.put, ['200', '400', '404', '413', '415', '500', '503']],
-          ['patch', item.patch, ['200', '400', '404', '413', '415', '500', '503']],
-          ['delete', item.delete, ['200', '204', '400', '404', '500', '503']],
+          ['modify', item.put, ['200', '400', '404', '412', '413', '415', '500', '503']],
+          ['patch', item.patch, ['200', '400', '404', '412', '413', '415', '500', '503']],
+          ['delete', item.delete, ['200', '204', '400', '404', '412', '500', '503']],
         ];
         for (const [name, operation, statuses] of operations) {
           assert.ok(operation, `${resource.plural} ${name}`);
@@ -146,21 +145,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('describes what the server really answers', async () => {
-      const ajv = new Ajv2020({ strict: false, allErrors: true });
-      addFormats.default(ajv);
-      const check = (response: LightMyRequestResponse, operation: Operation | undefined, what: string) => {
-        const documented = operation?.responses[String(response.statusCode)];
-        assert.ok(documented, `${what}: status ${response.statusCode} is documented`);
-        const type = String(response.headers['content-type']).split(';')[0] as string;
-        const schema = documented.content?.[type]?.schema;
-        if (!schema) {
-          assert.equal(response.body, '', `${what}: an undocumented body`);
-          return;
-        }
-        // The components ride along, so that `#/components/schemas/…` resolves in the same root.
-        const validate = ajv.compile({ ...schema, components: doc.components });
-        assert.ok(validate(JSON.parse(response.body)), `${what}: ${JSON.stringify(validate.errors)} ${response.body}`);
-      };
+      const check = conformance(doc);
       const item = doc.paths['/user/{id}/'];
       const made = await create(app, 'user', { name: 'Ada', nested: { a: [1] } });
       check(
@@ -233,44 +218,81 @@ for (const kind of STORE_KINDS) {
   });
 }
 
-describe('record schemas in the document', () => {
-  it('come from the resource definition: a declared schema shapes bodies and responses', async () => {
-    const things = defineResource({
-      plural: 'things',
-      singular: 'thing',
-      description: 'Things with a declared shape.',
-      schema: Type.Object({
-        sku: Type.String({ pattern: '^[A-Z]+-\\d+$' }),
-        size: Type.Object({ width: Type.Number(), height: Type.Number() }),
-      }),
+describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  let doc: OpenApiDocument;
+  before(async () => {
+    db = await sqliteKind.create();
+    app = await buildApp({
+      config: defaultConfig({ databaseUrl: db.url, schemas: 'schemas/store' }),
+      logStream: false,
     });
-    const store = await openStore('sqlite::memory:', ['things']);
-    const app = Fastify();
-    try {
-      await registerOpenApi(app, [things]);
-      registerResourceRoutes(app, things, {
-        collection: store.collection('things'),
-        idempotencyKeys: store.idempotency,
-        idempotency: DEFAULT_IDEMPOTENCY_OPTIONS,
-        maxFieldNameLength: 200,
-      });
-      await app.ready();
-      const { components } = app.swagger() as unknown as OpenApiDocument;
-      const { Thing, ThingFields, ThingPatch } = components.schemas as Record<string, Record<string, unknown>>;
-      assert.deepEqual(Object.keys(Thing?.properties as object), ['id', 'sku', 'size', 'createdAt', 'updatedAt']);
-      assert.deepEqual(Thing?.required, ['id', 'createdAt', 'updatedAt', 'sku', 'size']);
-      assert.deepEqual(ThingFields?.required, ['sku', 'size']);
-      assert.equal(ThingPatch?.required, undefined, 'a merge patch needs no field');
-      const size = (ThingPatch?.properties as Record<string, { anyOf: Record<string, unknown>[] }> | undefined)?.size;
-      assert.deepEqual(size?.anyOf[1], { type: 'null' }, 'null removes a field');
-      assert.equal(size?.anyOf[0]?.required, undefined, 'nested objects merge too');
-      const result = await new Validator().validate(
-        structuredClone(app.swagger()) as unknown as Record<string, unknown>,
-      );
-      assert.equal(result.valid, true, JSON.stringify(result.errors));
-    } finally {
-      await app.close();
-      await store.close();
+    doc = body<OpenApiDocument>(await app.inject({ url: '/openapi.json' }));
+  });
+  after(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it("documents each collection's records, bodies and changes with its schema", async () => {
+    const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    const { User, UserFields, UserPatch, Product } = doc.components.schemas as Record<string, JsonSchemaLike>;
+    assert.deepEqual(Object.keys(User?.properties ?? {}), ['id', 'name', 'email', 'createdAt', 'updatedAt']);
+    assert.deepEqual(User?.required, ['id', 'createdAt', 'updatedAt', 'name', 'email']);
+    assert.deepEqual(UserFields?.required, ['name', 'email']);
+    assert.equal(UserFields?.properties?.email?.format, 'email');
+    assert.equal(UserPatch?.required, undefined, 'a merge patch needs no field');
+    assert.deepEqual(UserPatch?.properties?.email?.anyOf?.[1], { type: 'null' }, 'null removes a field');
+    assert.equal(Product?.properties?.price?.multipleOf, 0.01);
+    for (const schema of Object.values(doc.components.schemas)) {
+      assert.equal(schema.$id, undefined, 'no two components share an $id');
     }
+    const create = doc.paths['/user/']?.post;
+    assert.ok(create?.responses['422'], 'a schema violation is documented');
+    assert.ok(create?.responses['409'], 'a unique conflict is documented');
+    assert.ok(doc.paths['/user/{id}/']?.put?.responses['422']);
+  });
+
+  it('describes what the server really answers', async () => {
+    const check = conformance(doc);
+    const create = doc.paths['/user/']?.post;
+    const post = (payload: object) => app.inject({ method: 'POST', url: '/user/', headers: JSON_HEADERS, payload });
+    check(await post({ name: 'Ada', email: 'ada@example.com' }), create, 'valid create');
+    check(await post({ name: 'Ada', email: 'not an address' }), create, 'schema violation');
+    check(await post({ name: 'Ada again', email: 'ADA@example.com' }), create, 'unique conflict');
+    check(await app.inject({ url: '/users/' }), doc.paths['/users/']?.get, 'list');
   });
 });
+
+interface JsonSchemaLike {
+  $id?: string;
+  required?: string[];
+  format?: string;
+  multipleOf?: number;
+  anyOf?: JsonSchemaLike[];
+  properties?: Record<string, JsonSchemaLike>;
+}
+
+/**
+ * Checks that a response is one `operation` documents: its status, and its body against
+ * the documented schema (validated with Ajv's 2020-12 dialect, that of OpenAPI 3.1).
+ */
+function conformance(doc: OpenApiDocument) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  return (response: LightMyRequestResponse, operation: Operation | undefined, what: string) => {
+    const documented = operation?.responses[String(response.statusCode)];
+    assert.ok(documented, `${what}: status ${response.statusCode} is documented`);
+    const type = String(response.headers['content-type']).split(';')[0] as string;
+    const schema = documented.content?.[type]?.schema;
+    if (!schema) {
+      assert.equal(response.body, '', `${what}: an undocumented body`);
+      return;
+    }
+    // The components ride along, so that `#/components/schemas/…` resolves in the same root.
+    const validate = ajv.compile({ ...schema, components: doc.components });
+    assert.ok(validate(JSON.parse(response.body)), `${what}: ${JSON.stringify(validate.errors)} ${response.body}`);
+  };
+}

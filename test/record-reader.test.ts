@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { InputError, type RecordText, readRecords } from '../src/cli/record-reader.js';
+import { InputError, type RecordText, readRecords } from '../src/commands/record-reader.js';
 
 /** Feeds `text` in chunks of `size` characters, so that every split point is exercised. */
 async function read(text: string, size = text.length || 1): Promise<RecordText[]> {

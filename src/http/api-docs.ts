@@ -8,7 +8,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ResourceDefinition } from '../resources.js';
-import { ProblemSchema } from '../schemas/problem.js';
+import type { CollectionSchema } from '../schemas/collection-schema.js';
+import { PROBLEM_SCHEMA_ID, ProblemSchema } from '../schemas/problem.js';
+import { recordSchemas } from '../schemas/record.js';
 import { VERSION } from '../version.js';
 import { OVERRIDE_HEADER_NAMES } from './method-override.js';
 import { registerPaths } from './paths.js';
@@ -37,11 +39,17 @@ Every error is an RFC 9457 problem document; its \`type\` is a path on this serv
 describes it.`;
 
 /**
- * Registers the document's generator. Call it before any route is added: @fastify/swagger
- * learns the routes as they are registered.
+ * Registers the document's generator, with the problem schema and each collection's record
+ * schemas as components, derived from the schema the collection validates with (`schemas`,
+ * the operator's) or any object. Call it before any route is added: @fastify/swagger learns
+ * the routes as they are registered.
  */
-export async function registerOpenApi(app: FastifyInstance, resources: readonly ResourceDefinition[]): Promise<void> {
-  app.addSchema(ProblemSchema);
+export async function registerOpenApi(
+  app: FastifyInstance,
+  resources: readonly ResourceDefinition[],
+  schemas: ReadonlyMap<string, CollectionSchema> = new Map(),
+): Promise<void> {
+  const { $id: _id, ...problem } = ProblemSchema as typeof ProblemSchema & { $id: string };
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -50,10 +58,12 @@ export async function registerOpenApi(app: FastifyInstance, resources: readonly 
         ...resources.map((r) => ({ name: r.plural, description: r.description })),
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
       ],
-    },
-    // Name each shared schema after its $id (User, ProductPatch, Problem) instead of def-N.
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+      components: {
+        schemas: Object.assign(
+          { [PROBLEM_SCHEMA_ID]: problem },
+          ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document)),
+        ),
+      },
     },
   });
 }
@@ -78,7 +88,7 @@ export async function registerApiDocs(app: FastifyInstance, options: ApiDocsOpti
       url: '/openapi.json',
       operations: {
         GET: {
-          schema: {
+          docs: {
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (JSON)',
             response: {
@@ -96,7 +106,7 @@ export async function registerApiDocs(app: FastifyInstance, options: ApiDocsOpti
       url: '/openapi.yaml',
       operations: {
         GET: {
-          schema: {
+          docs: {
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (YAML)',
             response: {

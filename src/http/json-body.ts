@@ -94,15 +94,10 @@ function escapePointer(token: string): string {
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 
 /**
- * Refuses a body that is missing or not a JSON object with a 400 naming what came instead.
- * Runs as a route's preValidation hook, so that the collection's schema only ever checks
- * objects, and its own failures can mean something else.
+ * The client's fields of a create or modify body: the object without the system fields.
+ * Throws a 400 problem when the body is missing or not a JSON object.
  */
-export async function requireJsonObject(request: { body: unknown }): Promise<void> {
-  assertJsonObject(request.body);
-}
-
-function assertJsonObject(body: unknown): asserts body is Record<string, unknown> {
+export function clientFields(body: unknown): Record<string, unknown> {
   if (body === undefined) {
     throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
   }
@@ -110,18 +105,14 @@ function assertJsonObject(body: unknown): asserts body is Record<string, unknown
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
     throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
   }
+  const fields = body as Record<string, unknown>;
+  if (!SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) return fields;
+  const copy = { ...fields };
+  for (const name of SYSTEM_FIELDS) delete copy[name];
+  return copy;
 }
 
-/**
- * The client's fields of a create or modify body, as the JSON text the store keeps.
- * Throws a 400 problem when the body is missing or not a JSON object.
- */
+/** The client's fields as the JSON text the store keeps. */
 export function recordFields(body: unknown): string {
-  assertJsonObject(body);
-  if (SYSTEM_FIELDS.some((name) => Object.hasOwn(body, name))) {
-    const copy = { ...body };
-    for (const name of SYSTEM_FIELDS) delete copy[name];
-    return JSON.stringify(copy);
-  }
-  return JSON.stringify(body);
+  return JSON.stringify(clientFields(body));
 }

@@ -66,7 +66,7 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
       logLevel: 'warn',
       operations: {
         GET: {
-          schema: {
+          docs: {
             tags: ['service'],
             summary: 'Prometheus metrics',
             response: {

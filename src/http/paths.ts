@@ -2,14 +2,7 @@
  * Registers a set of paths with Fastify so that each answers every method: the ones it
  * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest.
  */
-import type {
-  FastifyInstance,
-  FastifySchema,
-  HTTPMethods,
-  LogLevel,
-  preValidationHookHandler,
-  RouteHandlerMethod,
-} from 'fastify';
+import type { FastifyInstance, FastifySchema, HTTPMethods, LogLevel, RouteHandlerMethod } from 'fastify';
 import { HttpProblem } from './problem.js';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -18,9 +11,14 @@ export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
 /** One method of one path: what answers it, and the schemas that validate and document it. */
 export interface Operation {
   handler: RouteHandlerMethod;
+  /** What Fastify validates (params, query, headers); documented as well. */
   schema?: FastifySchema;
-  /** Runs after the body is parsed and before the schemas validate it. */
-  preValidation?: preValidationHookHandler;
+  /**
+   * What only the OpenAPI document shows: summaries, bodies and responses. Handlers send
+   * pre-rendered JSON and check bodies themselves (400, or 422 against the collection's
+   * schema), so Fastify neither validates these nor compiles serializers for them.
+   */
+  docs?: FastifySchema;
 }
 
 export interface PathEntry {
@@ -42,13 +40,21 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
       for (const [method, operation] of Object.entries(entry.operations) as [Method, Operation][]) {
         taken.add(method);
         if (method === 'GET') taken.add('HEAD');
+        const { docs } = operation;
         app.route({
           method,
           url,
           handler: operation.handler,
-          ...(operation.preValidation ? { preValidation: operation.preValidation } : {}),
           ...(entry.logLevel ? { logLevel: entry.logLevel } : {}),
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
+          // @fastify/swagger's per-route hook: the document sees the docs, Fastify does not.
+          ...(docs
+            ? {
+                config: {
+                  swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, ...docs }, url: path }),
+                },
+              }
+            : {}),
         });
       }
     }

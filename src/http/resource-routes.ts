@@ -4,13 +4,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
-import { operationSchemas } from '../schemas/operations.js';
-import { type IdParams, IdParamsSchema, ListQuerySchema, recordSchemas } from '../schemas/record.js';
+import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
+import { operationDocs } from '../schemas/operations.js';
+import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
 import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import { encodeCursor } from './cursor.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import { recordFields, requireJsonObject } from './json-body.js';
+import { clientFields, recordFields } from './json-body.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
@@ -24,22 +25,19 @@ export interface ResourceRoutesOptions {
   idempotency: IdempotencyOptions;
   /** Longest field name a query may name. */
   maxFieldNameLength: number;
+  /** The operator's schema for the collection: creates and the results of changes must pass it. */
+  schema?: CollectionSchema;
 }
 
-/** Registers every path of `resource`, documented with the schemas derived from its definition. */
+/** Registers every path of `resource`, each documented (src/schemas/operations.ts). */
 export function registerResourceRoutes(
   app: FastifyInstance,
   resource: ResourceDefinition,
   options: ResourceRoutesOptions,
 ) {
-  const schemas = recordSchemas(resource);
-  for (const schema of Object.values(schemas)) app.addSchema(schema);
-  const docs = operationSchemas(resource, schemas);
+  const docs = operationDocs(resource, options.schema);
   const op = operations(resource, options);
-  const withDocs = (operation: Operation, schema: FastifySchema): Operation => ({
-    ...operation,
-    schema: { ...operation.schema, ...schema },
-  });
+  const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
   const list = withDocs(op.list, docs.list);
   const create = withDocs(op.create, docs.create);
   const itemOps = {
@@ -71,6 +69,17 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     if (!Number.isSafeInteger(id) || id < 1) throw notFound(raw);
     return id;
   };
+
+  /** Refuses a record that breaks the schema, with every violation at once. */
+  const ensureValid = (violations: SchemaViolation[], what: string) => {
+    if (violations.length === 0) return;
+    const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
+    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+      errors: violations,
+    });
+  };
+  const { schema } = options;
+  const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
 
   const created = (reply: FastifyReply, record: StoredRecord) =>
     sendRecord(reply.header('location', paths.item(record.id)), 201, record);
@@ -110,9 +119,10 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
   };
 
   const create: Operation = {
-    preValidation: requireJsonObject,
     async handler(request, reply) {
-      const data = recordFields(request.body);
+      const fields = clientFields(request.body);
+      if (schema) ensureValid(schema.check(fields), 'sent');
+      const data = JSON.stringify(fields);
       const key = idempotencyKeyOf(request);
       if (key === undefined) return created(reply, await collection.create(data));
 
@@ -133,11 +143,11 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
 
   const modify: Operation = {
     schema: { params: IdParamsSchema },
-    preValidation: requireJsonObject,
     async handler(request, reply) {
       const id = idOf(request);
       const patch = recordFields(request.body);
-      const record = await collection.merge(id, patch, ifMatchVersions(request.headers['if-match'], id));
+      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
+      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
@@ -147,7 +157,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { params: IdParamsSchema },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const record = await collection.remove(id, ifMatchVersions(request.headers['if-match'], id));
+      const record = await collection.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();

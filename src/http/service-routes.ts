@@ -45,7 +45,7 @@ export function registerServiceRoutes(
       url: '/',
       operations: {
         GET: {
-          schema: {
+          docs: {
             ...service,
             summary: 'Index of links (the browser console for a browser)',
             description:
@@ -76,7 +76,7 @@ export function registerServiceRoutes(
       logLevel: 'warn',
       operations: {
         GET: {
-          schema: {
+          docs: {
             ...service,
             summary: 'Liveness: the process runs',
             response: { 200: jsonResponse('Alive.', HealthSchema), ...problemResponses([]) },
@@ -90,7 +90,7 @@ export function registerServiceRoutes(
       logLevel: 'warn',
       operations: {
         GET: {
-          schema: {
+          docs: {
             ...service,
             summary: 'Readiness: the database answers',
             response: {
@@ -116,10 +116,10 @@ export function registerServiceRoutes(
       url: '/problems/:kind',
       operations: {
         GET: {
-          schema: {
+          schema: { params: ProblemKindParams },
+          docs: {
             ...service,
             summary: 'What a problem type means',
-            params: ProblemKindParams,
             response: {
               200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeSchema),
               ...problemResponses(['not-found']),

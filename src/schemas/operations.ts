@@ -1,55 +1,60 @@
 /**
- * The route schemas of a collection's operations beyond what they validate: summaries,
- * bodies, request headers and every response, success and error. They feed the OpenAPI
- * document; the record schemas they name come from the resource definition.
+ * What the OpenAPI document says of a collection's operations beyond what Fastify
+ * validates: summaries, request headers, bodies, and every response, success and error.
+ * The record schemas they name are the collection's components (src/schemas/record.ts).
  */
 import type { FastifySchema } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import type { ProblemKind } from '../http/problem.js';
 import type { ResourceDefinition } from '../resources.js';
-import type { RecordSchemas } from './record.js';
+import type { CollectionSchema } from './collection-schema.js';
+import { recordSchemaNames } from './record.js';
 import {
+  componentRef,
   emptyResponse,
-  IfNoneMatchHeader,
   jsonResponse,
-  PreferHeader,
   problemResponses,
+  RequestHeaders,
   ResponseHeaders,
   requestHeaders,
 } from './responses.js';
 
 export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove';
 
-/** The documented schema of each operation on `resource`. */
-export function operationSchemas(
+/** The documentation of each operation on `resource`, validated by `schema` when it has one. */
+export function operationDocs(
   resource: ResourceDefinition,
-  schemas: RecordSchemas,
+  schema?: CollectionSchema,
 ): Record<OperationName, FastifySchema> {
   const { singular, plural } = resource;
-  const Name = schemas.record.$id;
-  const record = Type.Ref(schemas.record.$id);
+  const names = recordSchemaNames(resource);
+  const record = componentRef(names.record);
   const tags = [plural];
-  const one = (description: string, headers: Record<string, typeof ResponseHeaders.etag> = {}) =>
+  const one = (description: string, headers: Record<string, TSchema> = {}) =>
     jsonResponse(description, record, { ETag: ResponseHeaders.etag, ...headers });
-  const changeBody = (summary: string, operationId: string) => ({
+  // What a body can break beyond being JSON: the collection's schema, its unique fields.
+  const bodyChecks: ProblemKind[] = [
+    'malformed-json',
+    'invalid-record',
+    'payload-too-large',
+    'unsupported-media-type',
+    ...(schema ? (['schema-violation'] as const) : []),
+    ...(schema?.unique.length ? (['unique-conflict'] as const) : []),
+  ];
+  const change = (summary: string, operationId: string): FastifySchema => ({
     tags,
     summary,
     operationId,
     description:
       'The body is applied as a JSON Merge Patch (RFC 7396): present fields replace, null removes a field, ' +
-      'absent fields stay, nested objects merge. The merge is atomic in the database.',
+      'absent fields stay, nested objects merge. The merge is atomic in the database' +
+      (schema ? ", and the record as changed must pass the collection's schema." : '.'),
     consumes: ['application/json', 'application/merge-patch+json'],
-    headers: requestHeaders(),
-    body: Type.Ref(schemas.patch.$id),
+    headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch }),
+    body: componentRef(names.patch),
     response: {
       200: one(`The ${singular} after the change.`),
-      ...problemResponses([
-        'malformed-json',
-        'invalid-record',
-        'not-found',
-        'payload-too-large',
-        'unsupported-media-type',
-        'service-unavailable',
-      ]),
+      ...problemResponses([...bodyChecks, 'not-found', 'precondition-failed', 'service-unavailable']),
     },
   });
 
@@ -57,12 +62,13 @@ export function operationSchemas(
     list: {
       tags,
       summary: `List ${plural}`,
-      operationId: `list${Name}s`,
-      description: `${resource.description} A page of records in id order; follow Link rel="next" for the next one.`,
-      headers: requestHeaders(),
+      operationId: `list${names.record}s`,
+      description: `${resource.description} A page of records; follow Link rel="next" for the next one.`,
+      headers: requestHeaders({ Prefer: RequestHeaders.preferCount }),
       response: {
         200: jsonResponse(`A page of ${plural} (an empty array past the last page).`, Type.Array(record), {
           Link: ResponseHeaders.link,
+          'X-Total-Count': ResponseHeaders.totalCount,
         }),
         ...problemResponses(['invalid-query', 'service-unavailable']),
       },
@@ -70,8 +76,8 @@ export function operationSchemas(
     read: {
       tags,
       summary: `Read one ${singular}`,
-      operationId: `read${Name}`,
-      headers: requestHeaders({ 'If-None-Match': IfNoneMatchHeader }),
+      operationId: `read${names.record}`,
+      headers: requestHeaders({ 'If-None-Match': RequestHeaders.ifNoneMatch }),
       response: {
         200: one(`The ${singular}.`),
         304: emptyResponse('Not modified: the ETag in If-None-Match still matches.', { ETag: ResponseHeaders.etag }),
@@ -81,34 +87,39 @@ export function operationSchemas(
     create: {
       tags,
       summary: `Create a ${singular}`,
-      operationId: `create${Name}`,
-      description: 'Any JSON object; id, createdAt and updatedAt are set by the server and ignored when sent.',
-      headers: requestHeaders(),
-      body: Type.Ref(schemas.fields.$id),
+      operationId: `create${names.record}`,
+      description:
+        'id, createdAt and updatedAt are set by the server and ignored when sent. With an Idempotency-Key, ' +
+        'a retry gets the first answer again instead of a second record.',
+      headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
+      body: componentRef(names.fields),
       response: {
-        201: one(`The created ${singular}.`, { Location: ResponseHeaders.location }),
+        201: one(`The created ${singular}.`, {
+          Location: ResponseHeaders.location,
+          'Idempotent-Replayed': ResponseHeaders.replayed,
+        }),
         ...problemResponses([
-          'malformed-json',
-          'invalid-record',
-          'payload-too-large',
-          'unsupported-media-type',
+          ...bodyChecks,
+          'invalid-idempotency-key',
+          'idempotency-key-in-use',
+          'idempotency-key-reused',
           'service-unavailable',
         ]),
       },
     },
-    modify: changeBody(`Modify a ${singular}`, `modify${Name}`),
-    patch: changeBody(`Modify a ${singular} (PATCH, same as PUT)`, `patch${Name}`),
+    modify: change(`Modify a ${singular}`, `modify${names.record}`),
+    patch: change(`Modify a ${singular} (PATCH, same as PUT)`, `patch${names.record}`),
     remove: {
       tags,
       summary: `Delete a ${singular}`,
-      operationId: `delete${Name}`,
-      headers: requestHeaders({ Prefer: PreferHeader }),
+      operationId: `delete${names.record}`,
+      headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch, Prefer: RequestHeaders.preferMinimal }),
       response: {
         200: one(`The ${singular} as it was before deletion.`),
         204: emptyResponse('Deleted; no body, as Prefer: return=minimal asked.', {
           'Preference-Applied': ResponseHeaders.preferenceApplied,
         }),
-        ...problemResponses(['not-found', 'service-unavailable']),
+        ...problemResponses(['not-found', 'precondition-failed', 'service-unavailable']),
       },
     },
   };

@@ -1,9 +1,9 @@
 /**
- * TypeBox schemas of records and request parts: one definition validates requests and
- * documents the API. A collection's record schemas are derived from its resource
- * definition, so a schema declared there shows in its bodies and responses.
+ * TypeBox schemas of records and request parts, and the documented schemas of each
+ * collection's records, derived from the schema the collection validates with (the
+ * operator's, from SCHEMAS; without one, any JSON object).
  */
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { ResourceDefinition } from '../resources.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
@@ -12,61 +12,80 @@ const CREATED_AT = Type.String({ format: 'date-time', description: 'When the rec
 const UPDATED_AT = Type.String({ format: 'date-time', description: 'When the record last changed (UTC).' });
 const SYSTEM_REQUIRED = ['id', 'createdAt', 'updatedAt'];
 
-/** The client's fields of a collection that declares no schema: any JSON object. */
-const ANY_FIELDS_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are ignored.';
-export const AnyFieldsSchema = Type.Object({}, { additionalProperties: true, description: ANY_FIELDS_DESCRIPTION });
+/** The client's fields of a collection without a schema: any JSON object. */
+const ANY_FIELDS: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Any JSON object; id, createdAt and updatedAt are set by the server and ignored when sent.',
+};
 
-/** A JSON Schema as plain data, for reading the parts of a declared schema. */
-interface JsonSchema {
+/** A JSON Schema as plain data, for reading the parts of an operator's schema. */
+export interface JsonSchema {
   [keyword: string]: unknown;
   properties?: Record<string, unknown>;
   required?: string[];
   description?: string;
 }
 
-/** The schemas of one collection, each with the `$id` it is documented under. */
-export interface RecordSchemas {
-  /** A create body (`UserFields`): the client's fields. */
-  fields: TSchema & { $id: string };
-  /** A modify body (`UserPatch`): a JSON Merge Patch of those fields. */
-  patch: TSchema & { $id: string };
-  /** A record as served (`User`): the client's fields with the server's. */
-  record: TSchema & { $id: string };
+/** The names a collection's record schemas are documented under, in `#/components/schemas`. */
+export function recordSchemaNames(resource: ResourceDefinition) {
+  const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
+  return { record: name, fields: `${name}Fields`, patch: `${name}Patch` };
 }
 
-/** Derives the named schemas of `resource` from its declared `schema` (default: any object). */
-export function recordSchemas(resource: ResourceDefinition): RecordSchemas {
-  const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
-  const fields = (resource.schema ?? AnyFieldsSchema) as JsonSchema;
+/**
+ * The documented schemas of one collection, derived from the schema it validates with
+ * (`document`, the operator's; without one, any object): `User` (a record as served),
+ * `UserFields` (a create body) and `UserPatch` (a modify body, a JSON Merge Patch).
+ */
+export function recordSchemas(
+  resource: ResourceDefinition,
+  document?: Readonly<JsonSchema>,
+): Record<string, JsonSchema> {
+  const names = recordSchemaNames(resource);
+  const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
   const example = resource.example;
   const at = '2025-01-01T12:00:00.000Z';
   const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
   return {
-    fields: { ...fields, ...examples(example), $id: `${name}Fields` },
-    patch: { ...mergePatchOf(fields), ...examples(example), $id: `${name}Patch` },
-    record: {
+    [names.record]: {
       ...withSystemFields(fields),
       ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }),
-      $id: name,
     },
+    [names.fields]: { ...fields, ...examples(example) },
+    [names.patch]: { ...mergePatchOf(fields), ...examples(example) },
   };
 }
 
-function isObjectSchema(schema: JsonSchema): boolean {
-  return schema.type === 'object' && !schema.allOf && !schema.anyOf && !schema.oneOf;
+/**
+ * An operator's schema as an OpenAPI component: without `$schema` and `$id` (the three
+ * derived copies would share one), and with its local references (`#/$defs/…`) pointing
+ * into the component that keeps them.
+ */
+function asComponent(document: Readonly<JsonSchema>, name: string): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = document;
+  return JSON.parse(JSON.stringify(rest), (key, value) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+      ? `#/components/schemas/${name}/${value.slice(2)}`
+      : value,
+  ) as JsonSchema;
+}
+
+/** A plain object schema, to be extended property by property; a record's own may omit its type. */
+function isObjectSchema(schema: JsonSchema, isRecord = false): boolean {
+  const type = schema.type ?? (isRecord ? 'object' : undefined);
+  return type === 'object' && !schema.allOf && !schema.anyOf && !schema.oneOf;
 }
 
 /** A record: an object schema gains the system properties in response order, else an allOf. */
 function withSystemFields(fields: JsonSchema): JsonSchema {
-  if (!isObjectSchema(fields)) {
-    return {
-      allOf: [Type.Object({ id: ID, createdAt: CREATED_AT, updatedAt: UPDATED_AT }), fields],
-      description: fields.description,
-    };
+  if (!isObjectSchema(fields, true)) {
+    return { allOf: [Type.Object({ id: ID, createdAt: CREATED_AT, updatedAt: UPDATED_AT }), fields] };
   }
   return {
     ...fields,
-    description: fields.description === ANY_FIELDS_DESCRIPTION ? RECORD_DESCRIPTION : fields.description,
+    type: 'object',
+    description: fields === ANY_FIELDS ? RECORD_DESCRIPTION : fields.description,
     properties: { id: ID, ...fields.properties, createdAt: CREATED_AT, updatedAt: UPDATED_AT },
     required: [...new Set([...SYSTEM_REQUIRED, ...(fields.required ?? [])])],
   };
@@ -78,21 +97,21 @@ const RECORD_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are set
  * What a JSON Merge Patch (RFC 7396) of `schema` may hold: every field optional, at every
  * depth, and each may be `null` (which removes it).
  */
-function mergePatchOf(schema: JsonSchema): JsonSchema {
-  if (!isObjectSchema(schema)) return { ...AnyFieldsSchema, description: PATCH_DESCRIPTION };
+function mergePatchOf(schema: JsonSchema, isRecord = true): JsonSchema {
+  if (!isObjectSchema(schema, isRecord)) return { ...ANY_FIELDS, description: PATCH_DESCRIPTION };
   const { required: _required, ...rest } = schema;
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([key, property]) => [
       key,
       {
         anyOf: [
-          isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema) : property,
+          isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema, false) : property,
           { type: 'null' },
         ],
       },
     ]),
   );
-  return { ...rest, properties, description: PATCH_DESCRIPTION };
+  return { ...rest, properties, ...(isRecord ? { description: PATCH_DESCRIPTION } : {}) };
 }
 
 const PATCH_DESCRIPTION =

@@ -1,18 +1,23 @@
 /**
- * The response and header schemas of the routes: what each operation answers, with which
- * headers, and which problems it can end in. They document the API; record bodies are
- * written as pre-rendered JSON text, which Fastify sends without serializing.
+ * Building blocks of the OpenAPI document: responses, response and request headers, and
+ * the problems an operation can end in.
  */
 import { type TSchema, Type } from 'typebox';
+import { OVERRIDE_HEADER_NAMES } from '../http/method-override.js';
 import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../http/problem.js';
 import { PROBLEM_SCHEMA_ID } from './problem.js';
 
-/** A response in the shape @fastify/swagger documents and Fastify compiles per content type. */
+/** A response in the shape @fastify/swagger documents. */
 export interface ResponseSchema {
   description: string;
   headers?: Record<string, TSchema>;
   content?: Record<string, { schema: TSchema }>;
   type?: 'null';
+}
+
+/** A reference to a schema of the document's `components`. */
+export function componentRef(name: string): TSchema {
+  return Type.Unsafe({ $ref: `#/components/schemas/${name}` });
 }
 
 /** A JSON response (`application/json`) with `schema` and optional response headers. */
@@ -30,7 +35,10 @@ export const ResponseHeaders = {
   etag: Type.String({ description: "The record's entity tag; changes whenever the record changes." }),
   location: Type.String({ description: 'The canonical path of the created record.' }),
   link: Type.String({ description: 'RFC 8288 link to the next page (rel="next"), while there are more.' }),
+  totalCount: Type.Integer({ description: 'How many records match, when Prefer: count=exact asked.' }),
+  replayed: Type.String({ description: 'true when this is the stored answer to an earlier request with the key.' }),
   retryAfter: Type.String({ description: 'Seconds to wait before retrying.' }),
+  allow: Type.String({ description: 'The methods the path takes.' }),
   preferenceApplied: Type.String({ description: 'return=minimal when the Prefer header was honoured.' }),
 };
 
@@ -56,40 +64,35 @@ export function problemResponses(kinds: readonly ProblemKind[]): Record<number, 
     responses[status] = {
       description,
       ...(status === 503 ? { headers: { 'Retry-After': ResponseHeaders.retryAfter } } : {}),
-      content: { 'application/problem+json': { schema: Type.Ref(PROBLEM_SCHEMA_ID) } },
+      content: { 'application/problem+json': { schema: componentRef(PROBLEM_SCHEMA_ID) } },
     };
   }
   return responses;
 }
 
-const override = (name: string) =>
-  Type.Optional(
-    Type.String({
-      description:
-        `Method override: a client that can only send GET or POST sends this operation as POST (or GET) ` +
-        `with ${name} set to its method (GET, POST, PUT, PATCH or DELETE; any case).`,
-      // No example: the reference page's "try it" fills parameters in with theirs.
-    }),
-  );
+/** A documented request header; no example, since the reference page's "try it" would send it. */
+const header = (description: string) => Type.Optional(Type.String({ description }));
 
-/**
- * Request headers every resource operation documents: the three names of the method
- * override. The override itself is checked before routing (src/http/method-override.ts),
- * so these only ever see values that already passed.
- */
-export const OverrideHeaders = {
-  'HTTP-X-HTTP-METHOD': override('HTTP-X-HTTP-METHOD'),
-  'X-HTTP-Method': override('X-HTTP-Method'),
-  'X-HTTP-Method-Override': override('X-HTTP-Method-Override'),
+/** The method override headers, documented on every resource operation. */
+const OverrideHeaders = Object.fromEntries(
+  OVERRIDE_HEADER_NAMES.map((name) => [
+    name,
+    header(
+      'Method override: a client that can only send GET or POST sends this operation as POST (or GET) ' +
+        `with ${name} set to its method (GET, POST, PUT, PATCH or DELETE; any case).`,
+    ),
+  ]),
+);
+
+export const RequestHeaders = {
+  ifNoneMatch: header('An ETag the client holds; 304 without a body while it still matches.'),
+  ifMatch: header('The ETag the change is based on; 412 and nothing written when the record has changed since.'),
+  idempotencyKey: header('A key unique to this create; retrying with it never creates a second record.'),
+  preferMinimal: header('return=minimal: answer 204 without a body.'),
+  preferCount: header('count=exact: add X-Total-Count.'),
 };
 
 /** A request header schema: the override headers plus those an operation adds. */
 export function requestHeaders(extra: Record<string, TSchema> = {}): TSchema {
   return Type.Object({ ...OverrideHeaders, ...extra });
 }
-
-export const IfNoneMatchHeader = Type.Optional(
-  Type.String({ description: 'An ETag the client holds; 304 without a body while it still matches.' }),
-);
-
-export const PreferHeader = Type.Optional(Type.String({ description: 'return=minimal: answer 204 without a body.' }));

@@ -3,15 +3,15 @@
  * migrate as a deploy step of its own (`restock serve` migrates on start as well).
  */
 import { RESOURCES } from '../resources.js';
+import { collectionSchemasOf } from '../schemas/collection-schema.js';
 import { openStore, redact, storeOptionsOf } from '../store/open-store.js';
 import type { CommandContext } from './command.js';
 
 export async function runMigrate({ config, io }: CommandContext): Promise<number> {
-  const store = await openStore(
-    config.databaseUrl,
-    RESOURCES.map((r) => r.plural),
-    storeOptionsOf(config),
-  );
+  const collections = RESOURCES.map((r) => r.plural);
+  // The unique fields' indexes too: a migrated database is one `serve` starts on at once.
+  const schemas = collectionSchemasOf(config, collections);
+  const store = await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas));
   await store.close();
   io.stdout.write(
     `migrated the ${store.dialect} database at ${redact(config.databaseUrl)}: its schema is up to date\n`,

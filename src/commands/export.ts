@@ -25,7 +25,7 @@ export async function runExport({ config, options, io }: CommandContext): Promis
   const format = (options.format as string | undefined) ?? (file?.endsWith('.json') ? 'json' : 'ndjson');
   if (format !== 'json' && format !== 'ndjson')
     throw new ConfigError(`--format must be json or ndjson, got "${format}"`);
-  const { name, collection, close } = await openCollection(config, options);
+  const { name, collection, close } = await openCollection(config, options, { enforceUnique: false });
 
   // A file is written beside its final name and renamed when complete: never half an export.
   const partial = file ? `${file}.partial` : undefined;

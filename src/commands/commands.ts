@@ -1,9 +1,10 @@
 /**
  * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
- * `import`, `export`, `--help` and `--version`.
+ * `check`, `import`, `export`, `--help` and `--version`.
  */
 import { type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config.js';
 import { VERSION } from '../version.js';
+import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';
 import { importOptions, runImport } from './import.js';
@@ -15,6 +16,12 @@ export const COMMANDS: readonly Command[] = [
     usage: '[options]',
     summary: "create or update the database's schema, then exit",
     run: runMigrate,
+  },
+  {
+    name: 'check',
+    usage: '[options]',
+    summary: 'list the records that break their schema (SCHEMAS) and the values of unique fields they share',
+    run: runCheck,
   },
   {
     name: 'import',

@@ -12,8 +12,9 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
 import { ConfigError } from '../config.js';
-import { checkLimits, recordFields } from '../http/json-body.js';
-import type { Collection, StoredRecord } from '../store/store.js';
+import { checkLimits, clientFields } from '../http/json-body.js';
+import type { CollectionSchema } from '../schemas/collection-schema.js';
+import { type Collection, type StoredRecord, UniqueViolationError } from '../store/store.js';
 import type { CommandContext } from './command.js';
 import { collectionOption, openCollection } from './command.js';
 import { InputError, type RecordText, readRecords } from './record-reader.js';
@@ -53,7 +54,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
   }
   const input = file === '-' ? io.stdin : openFile(file);
   const total = file === '-' ? undefined : statSync(file).size;
-  const { name, collection, close } = await openCollection(config, options);
+  const { name, collection, schema, close } = await openCollection(config, options, { enforceUnique: true });
 
   const bar =
     io.stderr.isTTY === true
@@ -90,7 +91,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
 
   try {
     for await (const record of readRecords(input)) {
-      const pending = prepare(record, config, options['new-ids'] === true);
+      const pending = prepare(record, config, schema, options['new-ids'] === true);
       if (batch.length >= batchSize || (batch.length > 0 && Boolean(batch[0]?.kept) !== Boolean(pending.kept))) {
         await flush();
       }
@@ -130,8 +131,13 @@ function openFile(file: string): Readable {
   return createReadStream(file);
 }
 
-/** Checks one record as the API would, and decides whether it keeps its id. */
-function prepare({ line, text }: RecordText, limits: CommandContext['config'], newIds: boolean): Pending {
+/** Checks one record as the API would (limits, then the schema), and decides whether it keeps its id. */
+function prepare(
+  { line, text }: RecordText,
+  limits: CommandContext['config'],
+  schema: CollectionSchema | undefined,
+  newIds: boolean,
+): Pending {
   if (Buffer.byteLength(text) > limits.bodyLimit) {
     throw new BadRecord(line, `the record is larger than BODY_LIMIT (${limits.bodyLimit} bytes)`);
   }
@@ -146,7 +152,13 @@ function prepare({ line, text }: RecordText, limits: CommandContext['config'], n
   }
   const broken = checkLimits(value, limits);
   if (broken) throw new BadRecord(line, `${broken.pointer || '/'}: ${broken.message}`);
-  const data = recordFields(value);
+  const fields = clientFields(value);
+  const [violation, ...more] = schema?.check(fields) ?? [];
+  if (violation) {
+    const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+    throw new BadRecord(line, `breaks the schema: ${violation.pointer || '/'} ${violation.message}${others}`);
+  }
+  const data = JSON.stringify(fields);
   const { id, createdAt, updatedAt } = value as Record<string, unknown>;
   if (newIds || id === undefined) return { line, data };
 
@@ -192,6 +204,10 @@ async function writeBatch(collection: Collection, batch: readonly Pending[]): Pr
       if (await collection.get(id)) {
         throw new BadRecord(pending.line, `id ${id} is already taken (use --new-ids to renumber)`);
       }
+    }
+    if (error instanceof UniqueViolationError) {
+      const field = error.path.join('.');
+      throw new Error(`a record here has a value of ${field} that another record has (${field} must be unique)`);
     }
     throw new Error(`the batch could not be written: ${(error as Error).message}`);
   }

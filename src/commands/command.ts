@@ -5,6 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError } from '../config.js';
 import { RESOURCES } from '../resources.js';
+import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Collection } from '../store/store.js';
 
@@ -51,16 +52,22 @@ export const collectionOption = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
-/** Opens the store `config` names and the collection `--collection` names. */
+/**
+ * Opens the store `config` names and the collection `--collection` names, with the
+ * collection's schema. `enforceUnique` sets up the schemas' unique fields, as serving does
+ * (a store whose records already share a value then refuses to open).
+ */
 export async function openCollection(
   config: Config,
   options: CommandContext['options'],
-): Promise<{ name: string; collection: Collection; close(): Promise<void> }> {
+  { enforceUnique }: { enforceUnique: boolean },
+): Promise<{ name: string; collection: Collection; schema?: CollectionSchema; close(): Promise<void> }> {
   const name = options.collection;
   const names = RESOURCES.map((r) => r.plural);
   if (typeof name !== 'string' || !names.includes(name)) {
     throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
   }
-  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config));
-  return { name, collection: store.collection(name), close: () => store.close() };
+  const schemas = collectionSchemasOf(config, names);
+  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, enforceUnique ? schemas : new Map()));
+  return { name, collection: store.collection(name), schema: schemas.get(name), close: () => store.close() };
 }
