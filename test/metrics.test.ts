@@ -1,13 +1,17 @@
 /** SPEC §11: Prometheus metrics at /metrics, store gauges, and probes kept out of the access log. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { RESOURCES } from '../src/resources.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { body, JSON_HEADERS } from './helpers/app.js';
+import { startServer } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The value of the sample named `name` with exactly `labels`, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -128,6 +132,47 @@ for (const kind of STORE_KINDS) {
       } finally {
         await app.close();
         await real.close();
+        await db.drop();
+      }
+    });
+
+    it('--workers 2: every scrape counts the requests of both workers', async () => {
+      const db = await kind.create();
+      const server = await startServer({ DATABASE_URL: db.url, WORKERS: '2' });
+      try {
+        const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
+        for (let attempt = 0; attempt < 100 && listening() < 2; attempt++) await sleep(100);
+        assert.equal(listening(), 2, 'both workers listen');
+        // A fresh connection each time, so that the requests spread over the workers.
+        const get = (path: string) => fetch(`${server.url}${path}`, { headers: { connection: 'close' } });
+        for (let i = 0; i < 20; i++) assert.equal((await get('/users/')).status, 200);
+        for (let scrape = 0; scrape < 4; scrape++) {
+          const text = await (await get('/metrics')).text();
+          const labels = { method: 'GET', tunnelled: 'false', status: '200' };
+          assert.equal(
+            sample(text, 'restock_http_requests_total', { route: '/users/', ...labels }),
+            20,
+            `scrape ${scrape}`,
+          );
+          // Earlier scrapes are counted once they are answered, whichever worker answered them.
+          assert.equal(
+            sample(text, 'restock_http_requests_total', { route: '/metrics', ...labels }),
+            scrape || undefined,
+          );
+          if (kind.name === 'sqlite') {
+            // Read here too: both workers see this one file, so its size must not be summed.
+            const file = new Database(db.url.slice('sqlite:'.length), { readonly: true });
+            const size =
+              Number(file.pragma('page_count', { simple: true })) * Number(file.pragma('page_size', { simple: true }));
+            file.close();
+            assert.equal(sample(text, 'restock_store_database_bytes'), size);
+          }
+        }
+        const logs = server.output.map((line) => JSON.parse(line) as { pid: number; msg: string });
+        const servingPids = new Set(logs.filter((l) => l.msg === 'request completed').map((l) => l.pid));
+        assert.equal(servingPids.size, 2, 'both workers served requests');
+      } finally {
+        assert.equal(await server.stop(), 0);
         await db.drop();
       }
     });

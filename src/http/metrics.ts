@@ -3,8 +3,10 @@
  * template, effective method, whether they were tunnelled, and status; their latency as a
  * histogram; the process's own metrics; and whatever gauges the store reports.
  */
+import cluster from 'node:cluster';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
 import type { Store, StoreGauge } from '../store/store.js';
 import { isTunnelled } from './method-override.js';
@@ -26,8 +28,9 @@ const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
 
 /**
  * Counts every response and serves `/metrics`. Each app has its own registry, so that
- * several apps in one process (tests) never share counts. `/metrics` stays out of the
- * access log, like the probes.
+ * several apps in one process (tests) never share counts. In a worker of `--workers`, a
+ * scrape answers with every worker's metrics combined, through the primary
+ * ({@link serveClusterMetrics}). `/metrics` stays out of the access log, like the probes.
  */
 export function registerMetrics(app: FastifyInstance, store: Store, options: MetricsOptions = {}): Registry {
   const prefix = options.prefix ?? 'restock_';
@@ -48,6 +51,11 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
     registers: [registry],
   });
   for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
+  if (cluster.isWorker) {
+    // Lets the primary's AggregatorRegistry collect this registry (and starts listening for it).
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
 
   app.addHook('onResponse', async (request, reply) => {
     const labels = {
@@ -76,7 +84,10 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
               },
             },
           },
-          handler: async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+          handler: async (_request, reply) =>
+            reply
+              .type(registry.contentType)
+              .send(cluster.isWorker ? await allWorkersMetrics() : await registry.metrics()),
         },
       },
     },
@@ -90,6 +101,7 @@ function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGaug
     name: `${prefix}${gauge.name}`,
     help: gauge.help,
     labelNames: gauge.labelNames ?? [],
+    aggregator: gauge.aggregator ?? 'sum',
     registers: [registry],
     collect() {
       const value = gauge.read();
@@ -100,5 +112,51 @@ function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGaug
       this.reset();
       for (const { labels, value: one } of value) this.set(labels, one);
     },
+  });
+}
+
+const METRICS_REQUEST = 'restock:metrics-request';
+const METRICS_RESPONSE = 'restock:metrics-response';
+
+interface MetricsMessage {
+  type?: string;
+  id?: string;
+  text?: string;
+  error?: string;
+}
+
+/**
+ * In the primary of `--workers`: answers a worker's request for the metrics of all the
+ * workers, summed by prom-client's AggregatorRegistry (a scrape reaches one worker, but
+ * must count every worker's requests).
+ */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: MetricsMessage) => {
+    if (message?.type !== METRICS_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_RESPONSE, id: message.id, text }),
+      (error: Error) => worker.send({ type: METRICS_RESPONSE, id: message.id, error: error.message }),
+    );
+  });
+}
+
+/** Asks the primary for every worker's metrics combined. */
+function allWorkersMetrics(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: MetricsMessage) => {
+      if (message?.type !== METRICS_RESPONSE || message.id !== id) return;
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (message.error !== undefined) reject(new Error(`collecting the workers' metrics failed: ${message.error}`));
+      else resolve(message.text ?? '');
+    };
+    const timer = setTimeout(() => {
+      process.off('message', onMessage);
+      reject(new Error("the primary did not answer with the workers' metrics"));
+    }, 10_000);
+    process.on('message', onMessage);
+    process.send?.({ type: METRICS_REQUEST, id });
   });
 }

@@ -191,6 +191,8 @@ export interface StoreGauge {
   labelNames?: readonly string[];
   /** The value now: one number, or one per label set (`{ labels: { state: 'idle' }, value: 3 }`). */
   read(): number | readonly { labels: Record<string, string>; value: number }[];
+  /** How `--workers` processes' values combine into one (default `sum`, as for pool sizes). */
+  aggregator?: 'sum' | 'max' | 'min' | 'average' | 'first';
 }
 
 /** A connected database holding a set of collections. */

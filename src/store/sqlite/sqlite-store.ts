@@ -67,6 +67,8 @@ export function openSqliteStore(
         name: 'database_bytes',
         help: 'Size of the SQLite database file in bytes (pages times page size; the WAL file aside).',
         read: () => Number(pageCount.get()) * pageSize,
+        // Every worker sees the same file.
+        aggregator: 'max',
       },
     ],
     collection(name) {
