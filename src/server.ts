@@ -12,7 +12,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
-  // migrate, import, export, --help and --version; anything else is `serve`, below.
+  // migrate, check, import, export, --help and --version; anything else is `serve`, below.
   const exitCode = await runCommand(process.argv.slice(2));
   if (exitCode !== undefined) {
     process.exitCode = exitCode;

@@ -8,10 +8,8 @@ import { RESOURCES } from '../src/resources.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { body, JSON_HEADERS } from './helpers/app.js';
-import { startServer } from './helpers/server.js';
+import { startServer, waitForWorkers } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The value of the sample named `name` with exactly `labels`, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -140,9 +138,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const server = await startServer({ DATABASE_URL: db.url, WORKERS: '2' });
       try {
-        const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
-        for (let attempt = 0; attempt < 100 && listening() < 2; attempt++) await sleep(100);
-        assert.equal(listening(), 2, 'both workers listen');
+        await waitForWorkers(server, 2);
         // A fresh connection each time, so that the requests spread over the workers.
         const get = (path: string) => fetch(`${server.url}${path}`, { headers: { connection: 'close' } });
         for (let i = 0; i < 20; i++) assert.equal((await get('/users/')).status, 200);

@@ -49,7 +49,6 @@ export async function registerOpenApi(
   resources: readonly ResourceDefinition[],
   schemas: ReadonlyMap<string, CollectionSchema> = new Map(),
 ): Promise<void> {
-  const { $id: _id, ...problem } = ProblemSchema as typeof ProblemSchema & { $id: string };
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -60,7 +59,7 @@ export async function registerOpenApi(
       ],
       components: {
         schemas: Object.assign(
-          { [PROBLEM_SCHEMA_ID]: problem },
+          { [PROBLEM_SCHEMA_ID]: ProblemSchema },
           ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document)),
         ),
       },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-/** The name the problem schema is shared and documented under. */
+/** The name the problem schema is documented under, in `#/components/schemas`. */
 export const PROBLEM_SCHEMA_ID = 'Problem';
 
 /** RFC 9457 problem details, as every error response carries them. */
@@ -17,5 +17,5 @@ export const ProblemSchema = Type.Object(
       }),
     ),
   },
-  { $id: PROBLEM_SCHEMA_ID, description: 'An RFC 9457 problem document (application/problem+json).' },
+  { description: 'An RFC 9457 problem document (application/problem+json).' },
 );

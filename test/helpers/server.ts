@@ -63,6 +63,15 @@ export async function startServer(
   };
 }
 
+/** Resolves once `count` workers of a `--workers` server listen (startServer returns at the first). */
+export async function waitForWorkers(server: RunningServer, count: number): Promise<void> {
+  const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
+  for (let attempt = 0; attempt < 100 && listening() < count; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (listening() < count) throw new Error(`only ${listening()} of ${count} workers listen`);
+}
+
 /** Runs `src/server.ts` with `args` to completion (given `stdin`) and returns what it printed. */
 export async function runCommand(args: string[], env: Record<string, string> = {}, stdin?: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
