@@ -18,7 +18,7 @@ import { openStore } from '../src/store/open-store.js';
 import type { Store, StoredRecord } from '../src/store/store.js';
 import { VERSION } from '../src/version.js';
 import { runCommand as runProcess } from './helpers/server.js';
-import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
+import { POSTGRES_AVAILABLE, postgresKind, STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COLLECTIONS = ['users', 'products'];
@@ -37,6 +37,12 @@ async function cli(url: string, argv: string[], stdin = '', env: Record<string, 
   const io = { stdin: Readable.from([Buffer.from(stdin)]), stdout: sink(out), stderr: sink(err) };
   const code = await runCommand(argv, io, { DATABASE_URL: url, ...env });
   return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+/** Every record of a collection, with its fields parsed (stores write JSON text differently). */
+async function listed(store: Store, name: string) {
+  const records = await store.collection(name).list({ where: [], sort: [], limit: 100_000 });
+  return records.map(({ position: _, data, ...rest }) => ({ ...rest, data: JSON.parse(data) as unknown }));
 }
 
 const ndjson = (records: object[]) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -369,6 +375,50 @@ describe('the restock process', () => {
     } finally {
       rmSync(file, { force: true });
       await db.drop();
+    }
+  });
+
+  it('moves a SQLite database to PostgreSQL with export and import, as the README shows', {
+    skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
+  }, async () => {
+    const [from, to] = [await sqliteKind.create(), await postgresKind.create()];
+    const dir = mkdtempSync(join(tmpdir(), 'restock-move-'));
+    try {
+      const source = await openStore(from.url, COLLECTIONS);
+      const users = await source
+        .collection('users')
+        .createMany(['{"name":"Ada"}', '{"name":"Gone"}', '{"name":"Grace"}']);
+      await source.collection('users').remove(users[1]?.id ?? 0);
+      await source.collection('products').createMany(['{"name":"Teapot","price":19.5,"tags":["tea"]}']);
+      const before = { users: await listed(source, 'users'), products: await listed(source, 'products') };
+      await source.close();
+
+      for (const name of COLLECTIONS) {
+        const file = join(dir, `${name}.ndjson`);
+        const exported = await runProcess(['export', '-c', name, '-o', file], { DATABASE_URL: from.url });
+        assert.equal(exported.code, 0, exported.stderr);
+        const imported = await runProcess(['import', file, '-c', name], { DATABASE_URL: to.url });
+        assert.equal(imported.code, 0, imported.stderr);
+      }
+      const target = await openStore(to.url, COLLECTIONS);
+      try {
+        for (const name of COLLECTIONS) {
+          const after = await listed(target, name);
+          assert.deepEqual(
+            after.map(({ version: _, ...rest }) => rest),
+            before[name as 'users' | 'products'].map(({ version: _, ...rest }) => rest),
+            name,
+          );
+        }
+        const next = await target.collection('users').create('{"name":"New"}');
+        assert.ok(next.id > (users[2]?.id ?? 0), 'new ids start above the moved ones');
+      } finally {
+        await target.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await from.drop();
+      await to.drop();
     }
   });
 
