@@ -66,6 +66,11 @@ for (const kind of STORE_KINDS) {
         assert.equal(sample(text, 'restock_http_request_duration_seconds_bucket', { le: '+Inf', ...latency }), 1);
         assert.ok((sample(text, 'restock_process_cpu_user_seconds_total') ?? 0) > 0, 'process metrics');
         if (kind.name === 'sqlite') assert.ok((sample(text, 'restock_store_database_bytes') ?? 0) > 0);
+        if (kind.name === 'postgres') {
+          const idle = sample(text, 'restock_store_pool_connections', { state: 'idle' }) ?? -1;
+          assert.ok(idle >= 1, 'the pool has kept a connection');
+          assert.equal(sample(text, 'restock_store_pool_connections', { state: 'waiting' }), 0);
+        }
 
         // The scrape itself is counted (on the next scrape) but never logged, like the probes.
         await app.inject({ url: '/healthz' });
