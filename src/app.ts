@@ -4,19 +4,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
+import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
+import { registerConsole } from './http/console.js';
 import { registerCors } from './http/cors.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { batchedDestination } from './http/log-destination.js';
 import { applyMethodOverride, registerMethodOverrideHooks, wireMethod } from './http/method-override.js';
+import { registerMetrics } from './http/metrics.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
-import { loadCollectionSchemas } from './schemas/collection-schema.js';
-import { openStore } from './store/open-store.js';
+import { collectionSchemasOf } from './schemas/collection-schema.js';
+import { openStore, storeOptionsOf } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
 export interface AppOptions {
@@ -25,22 +28,16 @@ export interface AppOptions {
   store?: Store;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: { write(line: string): void } | false;
+  /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const collections = RESOURCES.map((r) => r.plural);
-  const schemas = config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
-  const store =
-    options.store ??
-    (await openStore(config.databaseUrl, collections, {
-      indexes: config.indexes,
-      unique: [...schemas.values()].flatMap((schema) => schema.unique),
-      poolSize: config.databasePoolSize,
-      connectTimeoutMs: config.databaseConnectTimeout,
-      statementTimeoutMs: config.databaseStatementTimeout,
-    }));
+  const schemas = collectionSchemasOf(config, collections);
+  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
 
   const app = Fastify({
     logger:
@@ -67,6 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // While closing, a keep-alive connection whose request is still in flight would stay
   // open (and keep the process alive) until its idle timeout; answering its last request
   // with `Connection: close` lets it end as soon as the response is out.
@@ -97,7 +95,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
   });
 
-  registerServiceRoutes(app, store, RESOURCES);
+  // The generator first, so that it sees every route; metrics next, so that they count them all.
+  await registerOpenApi(app, RESOURCES, schemas);
+  registerMetrics(app, store);
+  await registerApiDocs(app);
+  const consolePage = await registerConsole(app);
+  registerServiceRoutes(app, store, RESOURCES, consolePage);
   const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
   registerIdempotencySweep(app, store.idempotency, idempotency);
   for (const resource of RESOURCES) {

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
 import { RESOURCES } from './resources.js';
 import type { IndexedField } from './store/store.js';
@@ -196,22 +196,37 @@ export function defaultConfig(overrides: Partial<Config> = {}): Config {
   return { ...resolve({}, {}), ...overrides };
 }
 
-/** Reads flags (`--port 8080`) over environment variables over defaults. */
-export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): { config: Config; help: boolean } {
-  const { values } = parseArgs({
+/** What a command takes besides the settings: its own options and positional arguments. */
+export interface CommandArguments {
+  options?: NonNullable<ParseArgsConfig['options']>;
+  positionals?: boolean;
+}
+
+/**
+ * Reads flags (`--port 8080`) over environment variables over defaults. A command's own
+ * options and positionals come back beside the configuration, parsed but not resolved.
+ */
+export function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  command: CommandArguments = {},
+): { config: Config; help: boolean; options: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const own = command.options ?? {};
+  const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
-    allowPositionals: false,
+    allowPositionals: command.positionals ?? false,
     options: {
       help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(settings.map((s) => [s.flag, { type: 'string' as const }])),
+      ...own,
     },
-  }).valueOf() as { values: Record<string, string | boolean | undefined> };
-  const flags = Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'string')) as Record<
-    string,
-    string
-  >;
-  return { config: resolve(flags, env), help: values.help === true };
+  }).valueOf() as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  const flags = Object.fromEntries(
+    Object.entries(values).filter(([name, v]) => typeof v === 'string' && !Object.hasOwn(own, name)),
+  ) as Record<string, string>;
+  const options = Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(own, name)));
+  return { config: resolve(flags, env), help: values.help === true, options, positionals };
 }
 
 function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config {
@@ -226,19 +241,26 @@ function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config 
   return config as Config;
 }
 
-/** The text `restock --help` prints. */
+/** The text `restock serve --help` prints: every setting, with its variable and default. */
 export function helpText(): string {
+  return [
+    'restock: a REST service for users and products',
+    '',
+    'Usage: restock [serve] [options]',
+    '',
+    ...settingsHelp(),
+    '',
+  ].join('\n');
+}
+
+/** The table of settings, as help text lines. */
+export function settingsHelp(): string[] {
   const rows = settings.map(
     (s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback === '' ? 'none' : s.fallback})`,
   );
   return [
-    'restock: a REST service for users and products',
-    '',
-    'Usage: restock [options]',
-    '',
     `  ${'flag'.padEnd(26)}${'environment'.padEnd(24)}meaning`,
     ...rows,
     `  --${'help'.padEnd(24)}${''.padEnd(24)}print this text`,
-    '',
-  ].join('\n');
+  ];
 }

@@ -7,11 +7,18 @@
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
+import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
-  const { config, help } = loadConfig(process.argv.slice(2), process.env);
+  // migrate, check, import, export, --help and --version; anything else is `serve`, below.
+  const exitCode = await runCommand(process.argv.slice(2));
+  if (exitCode !== undefined) {
+    process.exitCode = exitCode;
+    return;
+  }
+  const { config, help } = loadConfig(serveArguments(process.argv.slice(2)), process.env);
   if (help) {
     process.stdout.write(helpText());
     return;

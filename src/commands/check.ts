@@ -3,9 +3,13 @@
  * of a unique field several records share. Turning a schema on never changes stored
  * records; this is how an operator finds the ones to fix.
  */
-import type { CollectionSchema } from '../schemas/collection-schema.js';
+import { ConfigError } from '../config.js';
+import { RESOURCES } from '../resources.js';
+import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
+import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
 import type { Position, Store } from '../store/store.js';
+import type { CommandContext } from './command.js';
 
 export interface CheckSummary {
   /** Records read. */
@@ -50,4 +54,26 @@ export async function checkRecords(
     }
   }
   return summary;
+}
+
+/**
+ * `restock check`: prints each problem on a line of its own and a summary; exits 1 when
+ * there is any. Opens the store without enforcing the unique fields, which would refuse a
+ * database whose records share a value, the very thing this lists.
+ */
+export async function runCheck({ config, io }: CommandContext): Promise<number> {
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = collectionSchemasOf(config, collections);
+  if (schemas.size === 0) throw new ConfigError('check compares records with their schemas: set SCHEMAS to a folder');
+  const store = await openStore(config.databaseUrl, collections, storeOptionsOf(config, new Map()));
+  try {
+    const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`));
+    io.stderr.write(
+      `checked ${summary.checked} records: ${summary.invalid} break their schema, ` +
+        `${summary.duplicated} values of unique fields are shared\n`,
+    );
+    return summary.invalid + summary.duplicated > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
 }

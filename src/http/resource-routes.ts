@@ -2,9 +2,10 @@
  * The REST routes of one resource, derived from its definition: list, read, create,
  * modify and delete at the canonical paths and the accepted aliases.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
 import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
+import { operationDocs } from '../schemas/operations.js';
 import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
 import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
@@ -28,20 +29,29 @@ export interface ResourceRoutesOptions {
   schema?: CollectionSchema;
 }
 
-/** Registers every path of `resource`. */
+/** Registers every path of `resource`, each documented (src/schemas/operations.ts). */
 export function registerResourceRoutes(
   app: FastifyInstance,
   resource: ResourceDefinition,
   options: ResourceRoutesOptions,
 ) {
+  const docs = operationDocs(resource, options.schema);
   const op = operations(resource, options);
-  const itemOps = { GET: op.read, PUT: op.modify, PATCH: op.modify, DELETE: op.remove };
+  const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
+  const list = withDocs(op.list, docs.list);
+  const create = withDocs(op.create, docs.create);
+  const itemOps = {
+    GET: withDocs(op.read, docs.read),
+    PUT: withDocs(op.modify, docs.modify),
+    PATCH: withDocs(op.modify, docs.patch),
+    DELETE: withDocs(op.remove, docs.remove),
+  };
   registerPaths(app, [
-    { url: `/${resource.plural}/`, operations: { GET: op.list } },
-    { url: `/${resource.singular}/`, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, operations: { GET: list } },
+    { url: `/${resource.singular}/`, operations: { POST: create } },
     { url: `/${resource.singular}/:id/`, operations: itemOps },
     // The plural forms most REST clients assume: POST /users/ and /users/7/.
-    { url: `/${resource.plural}/`, alias: true, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, alias: true, operations: { POST: create } },
     { url: `/${resource.plural}/:id/`, alias: true, operations: itemOps },
   ]);
 }

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 import type { UniqueField } from '../store/store.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 
@@ -32,6 +32,14 @@ export interface CollectionSchema {
   unique: UniqueField[];
   /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
   check(record: unknown): SchemaViolation[];
+}
+
+/** The schemas the `SCHEMAS` setting names (none when it is empty). */
+export function collectionSchemasOf(
+  config: Pick<Config, 'schemas'>,
+  collections: readonly string[],
+): Map<string, CollectionSchema> {
+  return config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
 }
 
 /** The annotation that lists a collection's unique fields. */

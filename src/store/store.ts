@@ -178,10 +178,29 @@ export interface IndexedField {
   readonly path: readonly string[];
 }
 
+/**
+ * A number a store reports on `/metrics` (pool size, group-commit batch size, …), read at
+ * each scrape and served as the Prometheus gauge `restock_store_<name>`.
+ */
+export interface StoreGauge {
+  /** snake_case, without the `restock_store_` prefix. */
+  name: string;
+  /** One line saying what the number is. */
+  help: string;
+  /** The labels' names, when `read` answers one value per label set. */
+  labelNames?: readonly string[];
+  /** The value now: one number, or one per label set (`{ labels: { state: 'idle' }, value: 3 }`). */
+  read(): number | readonly { labels: Record<string, string>; value: number }[];
+  /** How `--workers` processes' values combine into one (default `sum`, as for pool sizes). */
+  aggregator?: 'sum' | 'max' | 'min' | 'average' | 'first';
+}
+
 /** A connected database holding a set of collections. */
 export interface Store {
   /** Which database this is, for logs and readiness output. */
   readonly dialect: string;
+  /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
+  readonly gauges?: readonly StoreGauge[];
   collection(name: string): Collection;
   readonly idempotency: IdempotencyKeys;
   /** Resolves when the database answers a trivial query. */

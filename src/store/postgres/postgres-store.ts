@@ -90,6 +90,18 @@ export async function openPostgresStore(
   );
   return {
     dialect: 'postgres',
+    gauges: [
+      {
+        name: 'pool_connections',
+        help: 'PostgreSQL connections of the pool, by state (idle or busy), and requests waiting for one.',
+        labelNames: ['state'],
+        read: () => [
+          { labels: { state: 'idle' }, value: pool.idleCount },
+          { labels: { state: 'busy' }, value: pool.totalCount - pool.idleCount },
+          { labels: { state: 'waiting' }, value: pool.waitingCount },
+        ],
+      },
+    ],
     collection(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`unknown collection "${name}"`);

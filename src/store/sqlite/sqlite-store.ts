@@ -63,8 +63,19 @@ export function openSqliteStore(
     ]),
   );
   const ping = db.prepare('SELECT 1');
+  const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
     dialect: 'sqlite',
+    gauges: [
+      {
+        name: 'database_bytes',
+        help: 'Size of the SQLite database file in bytes (pages times page size; the WAL file aside).',
+        read: () => Number(pageCount.get()) * pageSize,
+        // Every worker sees the same file.
+        aggregator: 'max',
+      },
+    ],
     collection(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`unknown collection "${name}"`);
