@@ -7,8 +7,16 @@ import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import {
+  DEFAULT_LOAD_SHEDDING,
+  PROBE_ROUTES,
+  registerLoadShedding,
+  registerRateLimit,
+  serverLimits,
+} from './http/limits.js';
 import {
   applyMethodOverride,
   OVERRIDE_HEADER_NAMES,
@@ -28,6 +36,8 @@ export interface AppOptions {
   store?: Store;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: { write(line: string): void } | false;
+  /** How often the event loop delay is measured for load shedding (default 1000 ms). */
+  eventLoopSampleMs?: number;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
@@ -64,6 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors(error, request, reply) {
       sendProblem(reply, request, toProblem(error, request.id));
     },
+    trustProxy: config.trustProxy || false,
+    ...serverLimits(config),
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -79,25 +91,48 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  registerMethodOverrideHooks(app, config.methodOverride);
-  await app.register(cors, corsOptions(config));
-  registerJsonBodyParser(app, config);
-
+  // Before any plugin adds routes (@fastify/cors adds OPTIONS *): a route keeps the error
+  // handler in place when it was added.
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error as Error, request.id);
     if (problem.kind === 'internal-error') request.log.error({ err: error }, 'request failed');
-    else if (problem.status === 503) request.log.warn({ err: error }, 'store unavailable');
+    else if (problem.kind === 'service-unavailable') request.log.warn({ err: error }, 'store unavailable');
     return sendProblem(reply, request, problem);
   });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await registerLoadShedding(app, {
+    ...DEFAULT_LOAD_SHEDDING,
+    maxEventLoopDelayMs: config.maxEventLoopDelay,
+    sampleIntervalMs: options.eventLoopSampleMs ?? DEFAULT_LOAD_SHEDDING.sampleIntervalMs,
+  });
+  registerMethodOverrideHooks(app, config.methodOverride);
+  await app.register(cors, corsOptions(config));
+  // Identify the caller, count the request against its budget, then authorize it.
+  registerAccessControl(app, {
+    ...DEFAULT_ACCESS_OPTIONS,
+    keys: [...config.apiKeys, ...config.apiKeysFile],
+    publicReads: config.publicReads,
+  });
+  await registerRateLimit(app, {
+    max: config.rateLimitMax,
+    windowMs: config.rateLimitWindow,
+    redisUrl: config.redisUrl,
+    exempt: PROBE_ROUTES,
+  });
+  registerJsonBodyParser(app, config);
+
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
   });
 
   registerServiceRoutes(app, store, RESOURCES);
-  const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
+  const idempotency = {
+    ...DEFAULT_IDEMPOTENCY_OPTIONS,
+    ttlMs: config.idempotencyKeyHours * 3_600_000,
+    scopeOf: idempotencyScopeOf,
+  };
   registerIdempotencySweep(app, store.idempotency, idempotency);
   for (const resource of RESOURCES) {
     registerResourceRoutes(app, resource, {
@@ -146,7 +181,21 @@ function corsOptions(config: Config) {
       'X-Request-Id',
       ...OVERRIDE_HEADER_NAMES,
     ],
-    exposedHeaders: ['ETag', 'Link', 'Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After', 'Allow'],
+    exposedHeaders: [
+      'ETag',
+      'Link',
+      'Location',
+      'X-Total-Count',
+      'X-Request-Id',
+      'Retry-After',
+      'Allow',
+      'WWW-Authenticate',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Idempotent-Replayed',
+      'Preference-Applied',
+    ],
     maxAge: 600,
     strictPreflight: false,
   };

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type ApiKey, duplicateKeys, parseApiKeys } from './http/auth.js';
+import { parseTrustedProxies } from './http/limits.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
 import { RESOURCES } from './resources.js';
 import type { IndexedField } from './store/store.js';
@@ -20,6 +23,18 @@ export interface Config {
   bodyLimit: number;
   maxDepth: number;
   maxFieldNameLength: number;
+  apiKeys: readonly ApiKey[];
+  apiKeysFile: readonly ApiKey[];
+  publicReads: boolean;
+  insecureNoAuth: boolean;
+  trustProxy: string;
+  rateLimitMax: number;
+  rateLimitWindow: number;
+  redisUrl: string;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxEventLoopDelay: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -29,6 +44,8 @@ interface Setting<K extends keyof Config> {
   fallback: string;
   help: string;
   parse: (raw: string, name: string) => Config[K];
+  /** A switch: its flag takes no value (`--public-reads`). */
+  boolean?: true;
 }
 
 const integer =
@@ -42,6 +59,40 @@ const integer =
   };
 
 const text = (raw: string): string => raw;
+
+const yesNo = (raw: string, name: string): boolean => {
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+};
+
+/** API keys from a setting's text; a mistake names the setting but never shows a key. */
+const apiKeys = (raw: string, name: string): ApiKey[] => {
+  try {
+    return parseApiKeys(raw);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
+};
+
+const apiKeysFile = (raw: string, name: string): ApiKey[] => {
+  if (raw === '') return [];
+  let text: string;
+  try {
+    text = readFileSync(raw, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${name}: cannot read ${raw} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+  return apiKeys(text, `${name} (${raw})`);
+};
+
+const redisUrl = (raw: string, name: string): string => {
+  if (raw !== '' && !/^rediss?:\/\//.test(raw)) {
+    throw new ConfigError(`${name} must be a redis:// or rediss:// URL`);
+  }
+  return raw;
+};
 
 const oneOf =
   (...allowed: string[]) =>
@@ -144,7 +195,120 @@ export const settings = [
     'longest field name in a record (400 above)',
     integer(1, 100_000),
   ),
+  setting(
+    'apiKeys',
+    'API_KEYS',
+    'api-keys',
+    '',
+    'API keys, name:scope:key separated by commas; scope read or write',
+    apiKeys,
+  ),
+  setting(
+    'apiKeysFile',
+    'API_KEYS_FILE',
+    'api-keys-file',
+    '',
+    'a file of API keys, one name:scope:key per line',
+    apiKeysFile,
+  ),
+  setting(
+    'publicReads',
+    'PUBLIC_READS',
+    'public-reads',
+    'false',
+    'reads need no API key (writes still do)',
+    yesNo,
+    true,
+  ),
+  setting(
+    'insecureNoAuth',
+    'INSECURE_NO_AUTH',
+    'insecure-no-auth',
+    'false',
+    'serve a non-loopback HOST with no API keys (access controlled elsewhere)',
+    yesNo,
+    true,
+  ),
+  setting(
+    'trustProxy',
+    'TRUST_PROXY',
+    'trust-proxy',
+    '',
+    'proxies whose X-Forwarded-For is believed: addresses or CIDRs, comma-separated',
+    (raw, name) => {
+      const error = parseTrustedProxies(raw);
+      if (error) throw new ConfigError(`${name}: ${error}`);
+      return raw;
+    },
+  ),
+  setting(
+    'rateLimitMax',
+    'RATE_LIMIT_MAX',
+    'rate-limit-max',
+    '1000',
+    'requests per window per API key (per address without one); 0: no limit',
+    integer(0, 1_000_000_000),
+  ),
+  setting(
+    'rateLimitWindow',
+    'RATE_LIMIT_WINDOW',
+    'rate-limit-window',
+    '60000',
+    'milliseconds of the rate limit window',
+    integer(1000, 86_400_000),
+  ),
+  setting(
+    'redisUrl',
+    'REDIS_URL',
+    'redis-url',
+    '',
+    'Redis that keeps one rate limit budget for every instance',
+    redisUrl,
+  ),
+  setting(
+    'headersTimeout',
+    'HEADERS_TIMEOUT',
+    'headers-timeout',
+    '10000',
+    'milliseconds a client has to send its request headers (408 after)',
+    integer(100, 600_000),
+  ),
+  setting(
+    'requestTimeout',
+    'REQUEST_TIMEOUT',
+    'request-timeout',
+    '30000',
+    'milliseconds a client has to send its whole request (408 after)',
+    integer(100, 3_600_000),
+  ),
+  setting(
+    'keepAliveTimeout',
+    'KEEP_ALIVE_TIMEOUT',
+    'keep-alive-timeout',
+    '72000',
+    'milliseconds an idle keep-alive connection stays open',
+    integer(100, 3_600_000),
+  ),
+  setting(
+    'maxEventLoopDelay',
+    'MAX_EVENT_LOOP_DELAY',
+    'max-event-loop-delay',
+    '1000',
+    'mean event loop delay in ms above which requests get 503; 0: never',
+    integer(0, 60_000),
+  ),
 ] as const;
+
+/** Checks what no single setting can: the settings that must agree with each other. */
+function checkCombinations(config: Config): void {
+  const duplicate = duplicateKeys([...config.apiKeys, ...config.apiKeysFile]);
+  if (duplicate) throw new ConfigError(`API_KEYS and API_KEYS_FILE: ${duplicate}`);
+  if (config.headersTimeout > config.requestTimeout) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT (${config.headersTimeout}) must not exceed REQUEST_TIMEOUT (${config.requestTimeout})`,
+    );
+  }
+}
 
 /** Reads `users:email;products:sku,price,dimensions.weight`. */
 function parseIndexes(raw: string, name: string): IndexedField[] {
@@ -175,8 +339,9 @@ function setting<K extends keyof Config>(
   fallback: string,
   help: string,
   parse: (raw: string, name: string) => Config[K],
+  boolean?: true,
 ): Setting<K> {
-  return { key, env, flag, fallback, help, parse };
+  return { key, env, flag, fallback, help, parse, ...(boolean ? { boolean } : {}) };
 }
 
 /** A configuration mistake the operator must fix; printed as one line, never a stack. */
@@ -195,13 +360,19 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): { config: Co
     allowPositionals: false,
     options: {
       help: { type: 'boolean', short: 'h' },
-      ...Object.fromEntries(settings.map((s) => [s.flag, { type: 'string' as const }])),
+      ...Object.fromEntries(
+        settings.map((s: Setting<keyof Config>) => [
+          s.flag,
+          { type: s.boolean ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
     },
   }).valueOf() as { values: Record<string, string | boolean | undefined> };
-  const flags = Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'string')) as Record<
-    string,
-    string
-  >;
+  const flags = Object.fromEntries(
+    Object.entries(values)
+      .filter(([flag, v]) => typeof v === 'string' || (v === true && flag !== 'help'))
+      .map(([flag, v]) => [flag, String(v)]),
+  ) as Record<string, string>;
   return { config: resolve(flags, env), help: values.help === true };
 }
 
@@ -214,12 +385,16 @@ function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config 
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
     config[s.key] = s.parse(raw, name);
   }
+  checkCombinations(config as Config);
   return config as Config;
 }
 
 /** The text `restock --help` prints. */
 export function helpText(): string {
-  const rows = settings.map((s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback})`);
+  const rows = settings.map(
+    (s) =>
+      `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help}${s.fallback === '' ? '' : ` (default: ${s.fallback})`}`,
+  );
   return [
     'restock: a REST service for users and products',
     '',

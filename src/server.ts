@@ -8,6 +8,8 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { protectedModeRefusal } from './http/auth.js';
+import { RedisUnavailableError } from './http/limits.js';
 import { StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
@@ -16,6 +18,12 @@ async function main(): Promise<void> {
     process.stdout.write(helpText());
     return;
   }
+  const refusal = protectedModeRefusal({
+    host: config.host,
+    keyCount: config.apiKeys.length + config.apiKeysFile.length,
+    insecureNoAuth: config.insecureNoAuth,
+  });
+  if (refusal) throw new ConfigError(refusal);
   if (isPrimary(config.workers)) {
     superviseWorkers(config.workers, pino({ level: config.logLevel }));
     return;
@@ -40,7 +48,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof RedisUnavailableError ||
+    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
     process.stderr.write(`restock: ${(error as Error).message}\n`);
   } else if (error instanceof StoreUnavailableError) {
     process.stderr.write(`restock: cannot reach the database: ${(error as Error).message}\n`);
