@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { type ApiKey, duplicateKeys, parseApiKeys } from './http/auth.js';
-import { parseTrustedProxies } from './http/limits.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
 import { RESOURCES } from './resources.js';
 import type { IndexedField } from './store/store.js';
@@ -235,11 +235,7 @@ export const settings = [
     'trust-proxy',
     '',
     'proxies whose X-Forwarded-For is believed: addresses or CIDRs, comma-separated',
-    (raw, name) => {
-      const error = parseTrustedProxies(raw);
-      if (error) throw new ConfigError(`${name}: ${error}`);
-      return raw;
-    },
+    parseTrustedProxies,
   ),
   setting(
     'rateLimitMax',
@@ -308,6 +304,25 @@ function checkCombinations(config: Config): void {
       `HEADERS_TIMEOUT (${config.headersTimeout}) must not exceed REQUEST_TIMEOUT (${config.requestTimeout})`,
     );
   }
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Reads TRUST_PROXY: '' (trust no proxy), or a comma-separated list of addresses, CIDR
+ * ranges and the names loopback, linklocal and uniquelocal, as Fastify's trustProxy takes it.
+ */
+function parseTrustedProxies(raw: string, name: string): string {
+  for (const item of raw.split(',').map((part) => part.trim())) {
+    if (raw.trim() === '' || PROXY_NAMES.has(item)) continue;
+    const [address = '', prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`${name}: "${item}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
+    }
+  }
+  return raw.trim();
 }
 
 /** Reads `users:email;products:sku,price,dimensions.weight`. */

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { ConfigError, defaultConfig, loadConfig } from '../src/config.js';
 import { parseApiKeys } from '../src/http/auth.js';
 import { problem, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
@@ -85,6 +85,57 @@ describe('rate limits by default', () => {
       else assert.equal(response.statusCode, 404);
     }
     assert.equal(first429, 1001);
+  });
+});
+
+describe('rate limits behind a proxy', () => {
+  const trusting = useApp(sqliteKind, { rateLimitMax: 2, trustProxy: '127.0.0.1' });
+  const direct = useApp(sqliteKind, { rateLimitMax: 2 });
+  const from = (app: FastifyInstance, address: string) =>
+    app.inject({ url: '/users/', headers: { 'x-forwarded-for': address } });
+
+  it('count by the client address a trusted proxy forwards (TRUST_PROXY)', async () => {
+    const statuses = [];
+    for (const address of ['203.0.113.1', '203.0.113.1', '203.0.113.1', '203.0.113.2']) {
+      statuses.push((await from(trusting.app, address)).statusCode);
+    }
+    assert.deepEqual(statuses, [200, 200, 429, 200]);
+  });
+
+  it('ignore X-Forwarded-For from anyone else, so that a client cannot pick its own budget', async () => {
+    const statuses = [];
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      statuses.push((await from(direct.app, address)).statusCode);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+  });
+});
+
+describe('limit settings', () => {
+  it('have defaults that bound every wait, and refuse what cannot work', () => {
+    const config = defaultConfig();
+    assert.deepEqual(
+      [config.headersTimeout, config.requestTimeout, config.keepAliveTimeout, config.maxEventLoopDelay],
+      [10_000, 30_000, 72_000, 1000],
+    );
+    assert.equal(loadConfig([], { RATE_LIMIT_MAX: '0' }).config.rateLimitMax, 0, '0 turns the limit off');
+    assert.equal(
+      loadConfig([], { TRUST_PROXY: '10.0.0.0/8, loopback, ::1' }).config.trustProxy,
+      '10.0.0.0/8, loopback, ::1',
+    );
+    for (const [env, reason] of [
+      [{ HEADERS_TIMEOUT: '40000' }, /HEADERS_TIMEOUT \(40000\) must not exceed REQUEST_TIMEOUT \(30000\)/],
+      [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+      [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY: "10.0.0.0\/33" is not an address/],
+      [{ TRUST_PROXY: 'true' }, /TRUST_PROXY: "true"/],
+      [{ RATE_LIMIT_WINDOW: '10' }, /RATE_LIMIT_WINDOW must be an integer/],
+      [{ PUBLIC_READS: 'yes please' }, /PUBLIC_READS must be true or false/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig([], env),
+        (e: Error) => e instanceof ConfigError && reason.test(e.message),
+      );
+    }
   });
 });
 

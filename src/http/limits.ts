@@ -6,7 +6,7 @@
  * document, down to the ones Node answers on the socket before a request exists.
  */
 import { type ServerOptions, STATUS_CODES } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
@@ -175,25 +175,4 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
     );
   }
   socket.destroy(error);
-}
-
-const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/**
- * Checks TRUST_PROXY: '' (trust no proxy), or a comma-separated list of addresses, CIDR
- * ranges and the names loopback, linklocal and uniquelocal. Returns what is wrong, if anything.
- */
-export function parseTrustedProxies(raw: string): string | undefined {
-  if (raw.trim() === '') return undefined;
-  for (const item of raw.split(',').map((part) => part.trim())) {
-    if (PROXY_NAMES.has(item)) continue;
-    const [address = '', prefix, extra] = item.split('/');
-    const family = isIP(address);
-    const bits = family === 6 ? 128 : 32;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (family === 0 || !prefixOk || extra !== undefined) {
-      return `"${item}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`;
-    }
-  }
-  return undefined;
 }
