@@ -124,7 +124,11 @@ async function createDatabase(store: string, size: number) {
 
 /** Writes `size` products and users through the store itself, in batches. */
 async function seed(url: string, size: number) {
-  const store = await openStore(url, ['users', 'products'], { ...storeOptions(), indexes: defaultConfig().indexes });
+  const store = await openStore(url, ['users', 'products'], {
+    ...storeOptions(),
+    indexes: defaultConfig().indexes,
+    unique: [],
+  });
   try {
     for (let from = 1; from <= size; from += 10_000) {
       const count = Math.min(10_000, size - from + 1);

@@ -1,9 +1,12 @@
-// Runs before `npm start`: compiles src/ to dist/ when dist/ is missing or older than a
-// source file, so that a fresh clone starts with `npm install && npm start`.
+// Runs before `npm start` and from bin/restock.mjs: compiles src/ to dist/ when dist/ is
+// missing or older than a source file, so that a fresh clone starts with `npm install &&
+// npm start`, and `npx restock …` works in it. Paths are the package's, whatever the cwd.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const newest = (dir) =>
   readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
     const path = join(dir, entry.name);
@@ -11,10 +14,12 @@ const newest = (dir) =>
     return Math.max(latest, time);
   }, 0);
 
-const built = 'dist/server.js';
-if (!existsSync(built) || statSync(built).mtimeMs < newest('src')) {
+const built = join(root, 'dist/server.js');
+if (!existsSync(built) || statSync(built).mtimeMs < newest(join(root, 'src'))) {
   process.stderr.write('restock: building dist/ from src/\n');
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-    stdio: 'inherit',
+  // tsc reports on stdout; send it to stderr, which `restock export > file` keeps clean.
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: ['ignore', process.stderr, 'inherit'],
   });
 }

@@ -5,9 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
+import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
+import { registerConsole } from './http/console.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
@@ -23,11 +25,13 @@ import {
   registerMethodOverrideHooks,
   wireMethod,
 } from './http/method-override.js';
+import { registerMetrics } from './http/metrics.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { RESOURCES } from './resources.js';
-import { openStore } from './store/open-store.js';
+import { collectionSchemasOf } from './schemas/collection-schema.js';
+import { openStore, storeOptionsOf } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
 export interface AppOptions {
@@ -38,23 +42,16 @@ export interface AppOptions {
   logStream?: { write(line: string): void } | false;
   /** How often the event loop delay is measured for load shedding (default 1000 ms). */
   eventLoopSampleMs?: number;
+  /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const store =
-    options.store ??
-    (await openStore(
-      config.databaseUrl,
-      RESOURCES.map((r) => r.plural),
-      {
-        indexes: config.indexes,
-        poolSize: config.databasePoolSize,
-        connectTimeoutMs: config.databaseConnectTimeout,
-        statementTimeoutMs: config.databaseStatementTimeout,
-      },
-    ));
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = collectionSchemasOf(config, collections);
+  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
 
   const app = Fastify({
     logger:
@@ -79,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // While closing, a keep-alive connection whose request is still in flight would stay
   // open (and keep the process alive) until its idle timeout; answering its last request
   // with `Connection: close` lets it end as soon as the response is out.
@@ -127,7 +125,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
   });
 
-  registerServiceRoutes(app, store, RESOURCES);
+  // The generator first, so that it sees every route; metrics next, so that they count them all.
+  await registerOpenApi(app, RESOURCES, schemas);
+  registerMetrics(app, store);
+  await registerApiDocs(app);
+  const consolePage = await registerConsole(app);
+  registerServiceRoutes(app, store, RESOURCES, consolePage);
   const idempotency = {
     ...DEFAULT_IDEMPOTENCY_OPTIONS,
     ttlMs: config.idempotencyKeyHours * 3_600_000,
@@ -140,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       idempotencyKeys: store.idempotency,
       idempotency,
       maxFieldNameLength: config.maxFieldNameLength,
+      schema: schemas.get(resource.plural),
     });
   }
   return app;

@@ -4,6 +4,7 @@
  * nothing with the others but the database.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { serveClusterMetrics } from './http/metrics.js';
 
 /** Where the primary reports what happens to its workers. */
 export interface SupervisorLog {
@@ -51,6 +52,7 @@ export function superviseWorkers(count: number, log: SupervisorLog): void {
   process.once('SIGTERM', () => stopAll('SIGTERM'));
   process.once('SIGINT', () => stopAll('SIGINT'));
 
+  serveClusterMetrics();
   log.info({ workers: count }, 'starting workers');
   for (let i = 0; i < count; i++) fork();
 }

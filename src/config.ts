@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ApiKey, duplicateKeys, parseApiKeys } from './http/auth.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
 import { RESOURCES } from './resources.js';
@@ -17,6 +17,7 @@ export interface Config {
   workers: number;
   indexes: readonly IndexedField[];
   idempotencyKeyHours: number;
+  schemas: string;
   logLevel: string;
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
@@ -148,6 +149,14 @@ export const settings = [
     'users:email;products:sku,price',
     'fields to index: collection:field,field;… (dotted for nested)',
     parseIndexes,
+  ),
+  setting(
+    'schemas',
+    'SCHEMAS',
+    'schemas',
+    '',
+    'folder of JSON Schemas, one per collection (users.schema.json…); none: any object',
+    text,
   ),
   setting(
     'idempotencyKeyHours',
@@ -367,12 +376,26 @@ export function defaultConfig(overrides: Partial<Config> = {}): Config {
   return { ...resolve({}, {}), ...overrides };
 }
 
-/** Reads flags (`--port 8080`) over environment variables over defaults. */
-export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): { config: Config; help: boolean } {
-  const { values } = parseArgs({
+/** What a command takes besides the settings: its own options and positional arguments. */
+export interface CommandArguments {
+  options?: NonNullable<ParseArgsConfig['options']>;
+  positionals?: boolean;
+}
+
+/**
+ * Reads flags (`--port 8080`) over environment variables over defaults. A command's own
+ * options and positionals come back beside the configuration, parsed but not resolved.
+ */
+export function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  command: CommandArguments = {},
+): { config: Config; help: boolean; options: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const own = command.options ?? {};
+  const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
-    allowPositionals: false,
+    allowPositionals: command.positionals ?? false,
     options: {
       help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(
@@ -381,14 +404,17 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): { config: Co
           { type: s.boolean ? ('boolean' as const) : ('string' as const) },
         ]),
       ),
+      ...own,
     },
-  }).valueOf() as { values: Record<string, string | boolean | undefined> };
+  }).valueOf() as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  // A switch (`--public-reads`) counts as the value "true".
   const flags = Object.fromEntries(
     Object.entries(values)
-      .filter(([flag, v]) => typeof v === 'string' || (v === true && flag !== 'help'))
-      .map(([flag, v]) => [flag, String(v)]),
+      .filter(([name, v]) => (typeof v === 'string' || (v === true && name !== 'help')) && !Object.hasOwn(own, name))
+      .map(([name, v]) => [name, String(v)]),
   ) as Record<string, string>;
-  return { config: resolve(flags, env), help: values.help === true };
+  const options = Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(own, name)));
+  return { config: resolve(flags, env), help: values.help === true, options, positionals };
 }
 
 function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config {
@@ -404,20 +430,26 @@ function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config 
   return config as Config;
 }
 
-/** The text `restock --help` prints. */
+/** The text `restock serve --help` prints: every setting, with its variable and default. */
 export function helpText(): string {
-  const rows = settings.map(
-    (s) =>
-      `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help}${s.fallback === '' ? '' : ` (default: ${s.fallback})`}`,
-  );
   return [
     'restock: a REST service for users and products',
     '',
-    'Usage: restock [options]',
+    'Usage: restock [serve] [options]',
     '',
+    ...settingsHelp(),
+    '',
+  ].join('\n');
+}
+
+/** The table of settings, as help text lines. */
+export function settingsHelp(): string[] {
+  const rows = settings.map(
+    (s) => `  --${s.flag.padEnd(24)}${s.env.padEnd(24)}${s.help} (default: ${s.fallback === '' ? 'none' : s.fallback})`,
+  );
+  return [
     `  ${'flag'.padEnd(26)}${'environment'.padEnd(24)}meaning`,
     ...rows,
     `  --${'help'.padEnd(24)}${''.padEnd(24)}print this text`,
-    '',
-  ].join('\n');
+  ];
 }

@@ -11,6 +11,8 @@ export interface ResourceDefinition {
   readonly singular: string;
   /** One line for docs and the index. */
   readonly description: string;
+  /** A typical record's fields, shown in the reference page and prefilled by its "try it". */
+  readonly example?: Readonly<Record<string, unknown>>;
 }
 
 /** Declares a resource; names must be lower-case words, as they become paths and tables. */
@@ -25,12 +27,14 @@ export const users = defineResource({
   plural: 'users',
   singular: 'user',
   description: 'People who have an account with the store.',
+  example: { name: 'Ada Lovelace', email: 'ada@example.com' },
 });
 
 export const products = defineResource({
   plural: 'products',
   singular: 'product',
   description: "The online store's catalogue.",
+  example: { name: 'Teapot', sku: 'TEA-1', price: 19.5 },
 });
 
 /** Every collection restock serves, in the order the index and docs list them. */

@@ -7,13 +7,20 @@
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
+import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { protectedModeRefusal } from './http/auth.js';
 import { RedisUnavailableError } from './http/limits.js';
-import { StoreUnavailableError } from './store/store.js';
+import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
-  const { config, help } = loadConfig(process.argv.slice(2), process.env);
+  // migrate, check, import, export, --help and --version; anything else is `serve`, below.
+  const exitCode = await runCommand(process.argv.slice(2));
+  if (exitCode !== undefined) {
+    process.exitCode = exitCode;
+    return;
+  }
+  const { config, help } = loadConfig(serveArguments(process.argv.slice(2)), process.env);
   if (help) {
     process.stdout.write(helpText());
     return;
@@ -48,11 +55,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (
-    error instanceof ConfigError ||
-    error instanceof RedisUnavailableError ||
-    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-  ) {
+  const oneLine =
+    error instanceof ConfigError || error instanceof StoreSetupError || error instanceof RedisUnavailableError;
+  if (oneLine || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`restock: ${(error as Error).message}\n`);
   } else if (error instanceof StoreUnavailableError) {
     process.stderr.write(`restock: cannot reach the database: ${(error as Error).message}\n`);

@@ -31,8 +31,20 @@ import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const TUNNELLED: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SAFE: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Probes, the index and problem descriptions: answered to anyone (see SECURITY.md). */
-const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/healthz', '/readyz', '/problems/not-found']);
+/**
+ * Probes, the index, problem descriptions, the API's description and the console's files:
+ * answered to anyone (see SECURITY.md), by the methods they have routes for. Any other
+ * method there has no route, and is checked like an unknown path.
+ */
+const PUBLIC_PATHS: ReadonlyMap<string, 'every method' | 'GET and HEAD'> = new Map([
+  ['/', 'every method'],
+  ['/healthz', 'every method'],
+  ['/readyz', 'every method'],
+  ['/problems/not-found', 'every method'],
+  ['/openapi.json', 'every method'],
+  ['/docs/', 'GET and HEAD'],
+  ['/console/console.js', 'GET and HEAD'],
+] as const);
 
 /** Every kind of path: each collection's canonical paths and aliases, the service paths, an unknown one. */
 function matrixPaths(): string[] {
@@ -47,7 +59,7 @@ function matrixPaths(): string[] {
       `/${resource.singular}/2`,
     );
   }
-  return [...paths, ...PUBLIC_PATHS, '/nowhere/'];
+  return [...paths, ...PUBLIC_PATHS.keys(), '/metrics', '/nowhere/'];
 }
 
 type Transport = 'wire' | 'tunnelled through POST' | 'tunnelled through GET';
@@ -87,7 +99,8 @@ function requestOf(c: Case): InjectOptions {
 
 /** What access control must answer: through to the route, or 401/403 with its challenge. */
 function expectedOutcome(c: Case, publicReads: boolean): 'through' | 401 | 403 {
-  if (PUBLIC_PATHS.has(c.path)) return 'through';
+  const publicFor = PUBLIC_PATHS.get(c.path);
+  if (publicFor === 'every method' || (publicFor && (c.method === 'GET' || c.method === 'HEAD'))) return 'through';
   const safe = SAFE.has(c.method);
   if (c.credential === 'none') return safe && publicReads ? 'through' : 401;
   if (c.credential === 'unknown') return 401;

@@ -43,7 +43,7 @@ describe('configuration', () => {
     for (const s of settings) {
       assert.ok(help.includes(`--${s.flag}`) && help.includes(s.env), `--help lacks ${s.env}`);
       const row = rows.find((cells) => cells[1] === `\`${s.env}\``);
-      const fallback = s.fallback === '' ? '' : `\`${s.fallback}\``;
+      const fallback = s.fallback === '' ? 'none' : `\`${s.fallback}\``;
       assert.deepEqual(row?.slice(2, 4), [`\`--${s.flag}\``, fallback], `README row of ${s.env}`);
     }
   });

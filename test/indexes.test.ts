@@ -65,6 +65,7 @@ for (const kind of STORE_KINDS) {
       db = await kind.create();
       store = await openStore(db.url, ['users', 'products'], {
         indexes,
+        unique: [],
         poolSize: 2,
         connectTimeoutMs: 5000,
         statementTimeoutMs: 15000,

@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type RunningServer, startServer } from './helpers/server.js';
+import { type RunningServer, startServer, waitForWorkers } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const json = { 'content-type': 'application/json' };
@@ -72,10 +71,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const server = await startServer({ DATABASE_URL: db.url, WORKERS: '2' });
       try {
-        // startServer returns when the first worker listens; wait (a bounded while) for the second.
-        const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
-        for (let attempt = 0; attempt < 100 && listening() < 2; attempt++) await sleep(100);
-        assert.equal(listening(), 2, 'both workers listen');
+        await waitForWorkers(server, 2);
         const created = await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
             // A fresh connection each time, so that the kernel spreads them over the workers.

@@ -34,15 +34,30 @@ export interface AccessOptions {
   keys: readonly ApiKey[];
   /** Whether requests without a key may read (GET, HEAD, OPTIONS); writes still need a write key. */
   publicReads: boolean;
-  /** Routes (their registered URL patterns) anyone may call: probes and static descriptions. */
-  publicRoutes: ReadonlySet<string>;
+  /**
+   * Routes anyone may call, as registered URL patterns; a pattern ending in `/*` covers
+   * every route below it.
+   */
+  publicRoutes: readonly string[];
 }
 
 /**
  * The routes that need no key: the probes (load balancers and orchestrators send none), the
- * index of links, and the descriptions of problem types. None of them shows a record.
+ * index of links and the console's page and files (which then ask for a key), the
+ * descriptions of problem types, and the API's description and reference page. None of them
+ * shows a record. `/metrics` is not among them: it shows the traffic.
  */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/', '/healthz', '/readyz', '/problems/:kind']);
+export const PUBLIC_ROUTES: readonly string[] = [
+  '/',
+  '/healthz',
+  '/readyz',
+  '/problems/:kind',
+  '/openapi.json',
+  '/openapi.yaml',
+  '/docs',
+  '/docs/*',
+  '/console/*',
+];
 
 export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { keys: [], publicReads: false, publicRoutes: PUBLIC_ROUTES };
 
@@ -121,12 +136,16 @@ export function duplicateKeys(keys: readonly ApiKey[]): string | undefined {
  */
 export function registerAccessControl(app: FastifyInstance, options: AccessOptions): void {
   if (options.keys.length === 0) return;
+  const exact = new Set(options.publicRoutes.filter((route) => !route.endsWith('/*')));
+  const below = options.publicRoutes.filter((route) => route.endsWith('/*')).map((route) => route.slice(0, -1));
+  const isPublic = (route: string | undefined) =>
+    route !== undefined && (exact.has(route) || below.some((prefix) => route.startsWith(prefix)));
   app.decorateRequest(identityKey, 'none');
   app.addHook('onRequest', async (request) => {
     (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
   });
   app.addHook('preParsing', async (request, _reply, payload) => {
-    authorize(request, options);
+    if (!isPublic(request.routeOptions.url)) authorize(request, options);
     return payload;
   });
 }
@@ -157,8 +176,6 @@ function identify(header: string | undefined, keys: readonly ApiKey[]): Identity
 }
 
 function authorize(request: FastifyRequest, options: AccessOptions): void {
-  const route = request.routeOptions.url;
-  if (route !== undefined && options.publicRoutes.has(route)) return;
   const needs: Scope = SAFE_METHODS.has(request.method) ? 'read' : 'write';
   const identity = (request as IdentifiedRequest)[identityKey];
   if (identity === 'none') {

@@ -94,10 +94,10 @@ function escapePointer(token: string): string {
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 
 /**
- * The client's fields of a create or modify body, as the JSON text the store keeps.
+ * The client's fields of a create or modify body: the object without the system fields.
  * Throws a 400 problem when the body is missing or not a JSON object.
  */
-export function recordFields(body: unknown): string {
+export function clientFields(body: unknown): Record<string, unknown> {
   if (body === undefined) {
     throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
   }
@@ -106,10 +106,13 @@ export function recordFields(body: unknown): string {
     throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
   }
   const fields = body as Record<string, unknown>;
-  if (SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) {
-    const copy = { ...fields };
-    for (const name of SYSTEM_FIELDS) delete copy[name];
-    return JSON.stringify(copy);
-  }
-  return JSON.stringify(fields);
+  if (!SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) return fields;
+  const copy = { ...fields };
+  for (const name of SYSTEM_FIELDS) delete copy[name];
+  return copy;
+}
+
+/** The client's fields as the JSON text the store keeps. */
+export function recordFields(body: unknown): string {
+  return JSON.stringify(clientFields(body));
 }

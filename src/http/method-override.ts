@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { HttpProblem } from './problem.js';
+import { appendVary } from './vary.js';
 
 /** The request headers that carry an override, lower-cased as Node delivers them. */
 export const OVERRIDE_HEADERS = ['http-x-http-method', 'x-http-method', 'x-http-method-override'] as const;
@@ -112,10 +113,7 @@ export function registerMethodOverrideHooks(app: FastifyInstance, allowed: Overr
   const vary = OVERRIDE_HEADER_NAMES.join(', ');
   app.addHook('onRequest', async (request, reply) => {
     const wire = wireMethod(request.raw);
-    if (varyOnGet && (wire === 'GET' || wire === 'HEAD')) {
-      const existing = reply.getHeader('vary');
-      reply.header('vary', existing ? `${existing}, ${vary}` : vary);
-    }
+    if (varyOnGet && (wire === 'GET' || wire === 'HEAD')) appendVary(reply, vary);
     const problem = overrideError(request.raw);
     if (problem) throw problem;
     if (isTunnelled(request.raw)) reply.header('cache-control', 'no-store');

@@ -2,7 +2,7 @@
  * Registers a set of paths with Fastify so that each answers every method: the ones it
  * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest.
  */
-import type { FastifyInstance, FastifySchema, HTTPMethods, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifySchema, HTTPMethods, LogLevel, RouteHandlerMethod } from 'fastify';
 import { HttpProblem } from './problem.js';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -11,13 +11,22 @@ export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
 /** One method of one path: what answers it, and the schemas that validate and document it. */
 export interface Operation {
   handler: RouteHandlerMethod;
+  /** What Fastify validates (params, query, headers); documented as well. */
   schema?: FastifySchema;
+  /**
+   * What only the OpenAPI document shows: summaries, bodies and responses. Handlers send
+   * pre-rendered JSON and check bodies themselves (400, or 422 against the collection's
+   * schema), so Fastify neither validates these nor compiles serializers for them.
+   */
+  docs?: FastifySchema;
 }
 
 export interface PathEntry {
   url: string;
   /** An accepted alias of a canonical path: served the same, left out of the docs. */
   alias?: boolean;
+  /** The path's log level; `warn` keeps it out of the access log (probes, metrics). */
+  logLevel?: LogLevel;
   operations: Partial<Record<Method, Operation>>;
 }
 
@@ -31,11 +40,21 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
       for (const [method, operation] of Object.entries(entry.operations) as [Method, Operation][]) {
         taken.add(method);
         if (method === 'GET') taken.add('HEAD');
+        const { docs } = operation;
         app.route({
           method,
           url,
           handler: operation.handler,
+          ...(entry.logLevel ? { logLevel: entry.logLevel } : {}),
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
+          // @fastify/swagger's per-route hook: the document sees the docs, Fastify does not.
+          ...(docs
+            ? {
+                config: {
+                  swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, ...docs }, url: path }),
+                },
+              }
+            : {}),
         });
       }
     }

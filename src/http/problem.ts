@@ -7,6 +7,7 @@ import {
   InvalidPositionError,
   PreconditionFailedError,
   StoreUnavailableError,
+  UniqueViolationError,
 } from '../store/store.js';
 
 /** Every kind of problem restock answers with: its status, title and what it means. */
@@ -56,16 +57,21 @@ export const PROBLEM_TYPES = {
     title: 'Method not allowed',
     description: 'The path exists but does not take this method; the Allow header lists those it takes.',
   },
-  'idempotency-key-in-use': {
-    status: 409,
-    title: 'Idempotency-Key in use',
-    description: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
-  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
     description:
       'The request headers or body did not arrive within the time this server allows; the connection is closed.',
+  },
+  'idempotency-key-in-use': {
+    status: 409,
+    title: 'Idempotency-Key in use',
+    description: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+  },
+  'unique-conflict': {
+    status: 409,
+    title: 'Value already taken',
+    description: 'A field that must be unique in its collection already has this value in another record.',
   },
   'precondition-failed': {
     status: 412,
@@ -77,6 +83,11 @@ export const PROBLEM_TYPES = {
     status: 415,
     title: 'Unsupported media type',
     description: 'Request bodies must be application/json or another +json type.',
+  },
+  'schema-violation': {
+    status: 422,
+    title: 'Record breaks the schema',
+    description: "The record (for a change: the record as it would be after it) breaks the collection's schema.",
   },
   'idempotency-key-reused': {
     status: 422,
@@ -151,6 +162,12 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
       'idempotency-key-in-use',
       'Another attempt took over this Idempotency-Key; nothing was written.',
     );
+  }
+  if (error instanceof UniqueViolationError) {
+    const field = error.path.join('.');
+    return new HttpProblem('unique-conflict', `Another record already has this ${field}; ${field} must be unique.`, {
+      errors: [{ pointer: `/${error.path.join('/')}`, message: 'is already taken' }],
+    });
   }
   if (error instanceof InvalidPositionError) {
     return new HttpProblem('invalid-query', 'The query parameter cursor does not fit this sort.', {

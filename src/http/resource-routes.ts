@@ -2,14 +2,16 @@
  * The REST routes of one resource, derived from its definition: list, read, create,
  * modify and delete at the canonical paths and the accepted aliases.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
+import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
+import { operationDocs } from '../schemas/operations.js';
 import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
 import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import { encodeCursor } from './cursor.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import { recordFields } from './json-body.js';
+import { clientFields, recordFields } from './json-body.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
@@ -23,22 +25,33 @@ export interface ResourceRoutesOptions {
   idempotency: IdempotencyOptions;
   /** Longest field name a query may name. */
   maxFieldNameLength: number;
+  /** The operator's schema for the collection: creates and the results of changes must pass it. */
+  schema?: CollectionSchema;
 }
 
-/** Registers every path of `resource`. */
+/** Registers every path of `resource`, each documented (src/schemas/operations.ts). */
 export function registerResourceRoutes(
   app: FastifyInstance,
   resource: ResourceDefinition,
   options: ResourceRoutesOptions,
 ) {
+  const docs = operationDocs(resource, options.schema);
   const op = operations(resource, options);
-  const itemOps = { GET: op.read, PUT: op.modify, PATCH: op.modify, DELETE: op.remove };
+  const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
+  const list = withDocs(op.list, docs.list);
+  const create = withDocs(op.create, docs.create);
+  const itemOps = {
+    GET: withDocs(op.read, docs.read),
+    PUT: withDocs(op.modify, docs.modify),
+    PATCH: withDocs(op.modify, docs.patch),
+    DELETE: withDocs(op.remove, docs.remove),
+  };
   registerPaths(app, [
-    { url: `/${resource.plural}/`, operations: { GET: op.list } },
-    { url: `/${resource.singular}/`, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, operations: { GET: list } },
+    { url: `/${resource.singular}/`, operations: { POST: create } },
     { url: `/${resource.singular}/:id/`, operations: itemOps },
     // The plural forms most REST clients assume: POST /users/ and /users/7/.
-    { url: `/${resource.plural}/`, alias: true, operations: { POST: op.create } },
+    { url: `/${resource.plural}/`, alias: true, operations: { POST: create } },
     { url: `/${resource.plural}/:id/`, alias: true, operations: itemOps },
   ]);
 }
@@ -56,6 +69,17 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     if (!Number.isSafeInteger(id) || id < 1) throw notFound(raw);
     return id;
   };
+
+  /** Refuses a record that breaks the schema, with every violation at once. */
+  const ensureValid = (violations: SchemaViolation[], what: string) => {
+    if (violations.length === 0) return;
+    const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
+    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+      errors: violations,
+    });
+  };
+  const { schema } = options;
+  const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
 
   const created = (reply: FastifyReply, record: StoredRecord) =>
     sendRecord(reply.header('location', paths.item(record.id)), 201, record);
@@ -96,7 +120,9 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
 
   const create: Operation = {
     async handler(request, reply) {
-      const data = recordFields(request.body);
+      const fields = clientFields(request.body);
+      if (schema) ensureValid(schema.check(fields), 'sent');
+      const data = JSON.stringify(fields);
       const key = idempotencyKeyOf(request);
       if (key === undefined) return created(reply, await collection.create(data));
 
@@ -120,7 +146,8 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     async handler(request, reply) {
       const id = idOf(request);
       const patch = recordFields(request.body);
-      const record = await collection.merge(id, patch, ifMatchVersions(request.headers['if-match'], id));
+      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
+      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
@@ -130,7 +157,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { params: IdParamsSchema },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const record = await collection.remove(id, ifMatchVersions(request.headers['if-match'], id));
+      const record = await collection.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();

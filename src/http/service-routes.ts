@@ -1,16 +1,27 @@
 /**
- * The routes around the collections: liveness, readiness, the index of links, and the
- * descriptions behind each problem `type`.
+ * The routes around the collections: liveness, readiness, the index of links (or the
+ * browser console, for a browser), and the descriptions behind each problem `type`.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { canonicalPaths, type ResourceDefinition } from '../resources.js';
+import { jsonResponse, problemResponses } from '../schemas/responses.js';
+import { HealthSchema, IndexSchema, ProblemKindParams, ProblemTypeSchema, ReadySchema } from '../schemas/service.js';
 import type { Store } from '../store/store.js';
+import type { ConsolePage } from './console.js';
 import { registerPaths } from './paths.js';
 import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from './problem.js';
 import { JSON_TYPE } from './record-response.js';
+import { appendVary } from './vary.js';
 
-export function registerServiceRoutes(app: FastifyInstance, store: Store, resources: readonly ResourceDefinition[]) {
+const service = { tags: ['service'] };
+
+export function registerServiceRoutes(
+  app: FastifyInstance,
+  store: Store,
+  resources: readonly ResourceDefinition[],
+  consolePage?: ConsolePage,
+) {
   const index = JSON.stringify({
     name: 'restock',
     collections: Object.fromEntries(
@@ -24,21 +35,69 @@ export function registerServiceRoutes(app: FastifyInstance, store: Store, resour
     ),
     health: '/healthz',
     ready: '/readyz',
+    docs: '/docs/',
+    openapi: '/openapi.json',
+    metrics: '/metrics',
   });
 
   registerPaths(app, [
     {
       url: '/',
-      operations: { GET: { handler: (_request, reply) => reply.type(JSON_TYPE).send(index) } },
+      operations: {
+        GET: {
+          docs: {
+            ...service,
+            summary: 'Index of links (the browser console for a browser)',
+            description:
+              'API clients get a JSON index of links; a request that prefers text/html (a browser) gets the ' +
+              'console, a page to list, create, edit and delete records. Responses vary on Accept.',
+            response: {
+              200: {
+                description: 'The index, or the console page.',
+                headers: { Vary: Type.String({ description: 'Accept: the answer depends on it.' }) },
+                content: {
+                  'application/json': { schema: IndexSchema },
+                  'text/html': { schema: Type.String() },
+                },
+              },
+              ...problemResponses([]),
+            },
+          },
+          handler: (request, reply) => {
+            appendVary(reply, 'Accept');
+            if (consolePage?.wanted(request)) return consolePage.send(reply);
+            return reply.type(JSON_TYPE).send(index);
+          },
+        },
+      },
     },
     {
       url: '/healthz',
-      operations: { GET: { handler: async () => ({ status: 'ok' }) } },
+      logLevel: 'warn',
+      operations: {
+        GET: {
+          docs: {
+            ...service,
+            summary: 'Liveness: the process runs',
+            response: { 200: jsonResponse('Alive.', HealthSchema), ...problemResponses([]) },
+          },
+          handler: async () => ({ status: 'ok' }),
+        },
+      },
     },
     {
       url: '/readyz',
+      logLevel: 'warn',
       operations: {
         GET: {
+          docs: {
+            ...service,
+            summary: 'Readiness: the database answers',
+            response: {
+              200: jsonResponse('Ready to serve.', ReadySchema),
+              ...problemResponses(['service-unavailable']),
+            },
+          },
           async handler() {
             try {
               await store.ping();
@@ -57,7 +116,15 @@ export function registerServiceRoutes(app: FastifyInstance, store: Store, resour
       url: '/problems/:kind',
       operations: {
         GET: {
-          schema: { params: Type.Object({ kind: Type.String() }) },
+          schema: { params: ProblemKindParams },
+          docs: {
+            ...service,
+            summary: 'What a problem type means',
+            response: {
+              200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeSchema),
+              ...problemResponses(['not-found']),
+            },
+          },
           async handler(request) {
             const kind = (request.params as { kind: string }).kind;
             if (!Object.hasOwn(PROBLEM_TYPES, kind)) throw new HttpProblem('not-found', `No problem type "${kind}".`);

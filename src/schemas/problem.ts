@@ -1,9 +1,12 @@
 import { Type } from 'typebox';
 
+/** The name the problem schema is documented under, in `#/components/schemas`. */
+export const PROBLEM_SCHEMA_ID = 'Problem';
+
 /** RFC 9457 problem details, as every error response carries them. */
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ description: 'A URI reference naming the kind of problem.' }),
+    type: Type.String({ description: 'A URI reference naming the kind of problem; GET it for a description.' }),
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
@@ -14,5 +17,5 @@ export const ProblemSchema = Type.Object(
       }),
     ),
   },
-  { description: 'application/problem+json' },
+  { description: 'An RFC 9457 problem document (application/problem+json).' },
 );

@@ -1,4 +1,5 @@
-import { ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
+import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store, StoreOptions } from './store.js';
@@ -6,10 +7,22 @@ import type { Store, StoreOptions } from './store.js';
 /** What a network store uses when the caller does not say. */
 export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   indexes: [],
+  unique: [],
   poolSize: 10,
   connectTimeoutMs: 5000,
   statementTimeoutMs: 15000,
 };
+
+/** The store options the settings ask for, with the unique fields of the collections' schemas. */
+export function storeOptionsOf(config: Config, schemas: ReadonlyMap<string, CollectionSchema>): StoreOptions {
+  return {
+    indexes: config.indexes,
+    unique: [...schemas.values()].flatMap((schema) => schema.unique),
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeout,
+    statementTimeoutMs: config.databaseStatementTimeout,
+  };
+}
 
 /**
  * Opens the store a `DATABASE_URL` names and migrates it: `sqlite:PATH`,

@@ -74,6 +74,33 @@ export interface ListedRecord extends StoredRecord {
  */
 export type VersionCondition = readonly number[] | '*';
 
+/** What a write must hold to go ahead; checked inside the write's own transaction. */
+export interface WriteConditions {
+  /** `If-Match`: see {@link VersionCondition}; a mismatch throws {@link PreconditionFailedError}. */
+  readonly ifVersion?: VersionCondition;
+  /**
+   * Called with the record's fields as they would be stored; a throw rolls the write back
+   * and is passed on (schema validation of a merge's result).
+   */
+  readonly check?: (data: string) => void;
+}
+
+/** A field whose value no two records of a collection may share (missing and null aside). */
+export interface UniqueField {
+  readonly collection: string;
+  readonly path: readonly string[];
+  /** Compare text ignoring the case of ASCII letters (e-mail addresses). */
+  readonly ignoreCase: boolean;
+}
+
+/** Records that share a value of a unique field. */
+export interface Duplicate {
+  value: string;
+  count: number;
+  /** Their ids, in order. */
+  ids: number[];
+}
+
 /** Ties a create to an `Idempotency-Key` claim, so that both are written or neither. */
 export interface IdempotentCreate {
   readonly scope: string;
@@ -105,12 +132,14 @@ export interface Collection {
   /**
    * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
    * one atomic step; resolves with the result once durable, or undefined if no such id.
-   * With `ifVersion`, throws {@link PreconditionFailedError} instead of writing when the
-   * record is not at one of those versions (or missing), checked in the same step.
+   * `conditions` are checked in the same step; a unique field taken by another record
+   * throws {@link UniqueViolationError}, as on create.
    */
-  merge(id: number, patch: string, ifVersion?: VersionCondition): Promise<StoredRecord | undefined>;
+  merge(id: number, patch: string, conditions?: WriteConditions): Promise<StoredRecord | undefined>;
   /** Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as for merge. */
-  remove(id: number, ifVersion?: VersionCondition): Promise<StoredRecord | undefined>;
+  remove(id: number, conditions?: Pick<WriteConditions, 'ifVersion'>): Promise<StoredRecord | undefined>;
+  /** Values of `field` that several records share (at most `limit` of them). */
+  duplicates(field: Omit<UniqueField, 'collection'>, limit: number): Promise<Duplicate[]>;
 }
 
 /** The stored outcome of an `Idempotency-Key`. */
@@ -149,10 +178,29 @@ export interface IndexedField {
   readonly path: readonly string[];
 }
 
+/**
+ * A number a store reports on `/metrics` (pool size, group-commit batch size, …), read at
+ * each scrape and served as the Prometheus gauge `restock_store_<name>`.
+ */
+export interface StoreGauge {
+  /** snake_case, without the `restock_store_` prefix. */
+  name: string;
+  /** One line saying what the number is. */
+  help: string;
+  /** The labels' names, when `read` answers one value per label set. */
+  labelNames?: readonly string[];
+  /** The value now: one number, or one per label set (`{ labels: { state: 'idle' }, value: 3 }`). */
+  read(): number | readonly { labels: Record<string, string>; value: number }[];
+  /** How `--workers` processes' values combine into one (default `sum`, as for pool sizes). */
+  aggregator?: 'sum' | 'max' | 'min' | 'average' | 'first';
+}
+
 /** A connected database holding a set of collections. */
 export interface Store {
   /** Which database this is, for logs and readiness output. */
   readonly dialect: string;
+  /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
+  readonly gauges?: readonly StoreGauge[];
   collection(name: string): Collection;
   readonly idempotency: IdempotencyKeys;
   /** Resolves when the database answers a trivial query. */
@@ -164,6 +212,11 @@ export interface Store {
 export interface StoreOptions {
   /** Fields to index, created on start if missing. */
   indexes: readonly IndexedField[];
+  /**
+   * Fields to keep unique, through unique indexes created on start; existing duplicates
+   * make the start fail with {@link StoreSetupError} naming them.
+   */
+  unique: readonly UniqueField[];
   /** Most connections open at once, per process (network stores). */
   poolSize: number;
   /** How long to wait for a new connection before the request gets a 503. */
@@ -201,5 +254,24 @@ export class IdempotencyConflictError extends Error {
   constructor() {
     super('the idempotency key was taken over by another attempt');
     this.name = 'IdempotencyConflictError';
+  }
+}
+
+/** A write would give a unique field a value another record has: nothing was written. */
+export class UniqueViolationError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly path: readonly string[],
+  ) {
+    super(`${collection}.${path.join('.')} must be unique`);
+    this.name = 'UniqueViolationError';
+  }
+}
+
+/** The database cannot be set up as configured; the message says why in one line. */
+export class StoreSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreSetupError';
   }
 }

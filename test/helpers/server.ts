@@ -17,9 +17,17 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `src/server.ts` on an ephemeral port and resolves once it listens. */
-export async function startServer(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+/**
+ * Starts `src/server.ts` (or, `compiled`, `dist/server.js` as `npm start` runs it) on an
+ * ephemeral port and resolves once it listens.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  args: string[] = [],
+  { compiled = false } = {},
+): Promise<RunningServer> {
+  const entry = compiled ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,13 +63,23 @@ export async function startServer(env: Record<string, string>, args: string[] = 
   };
 }
 
-/** Runs `src/server.ts` with `args` to completion and returns what it printed. */
-export async function runCommand(args: string[], env: Record<string, string> = {}) {
+/** Resolves once `count` workers of a `--workers` server listen (startServer returns at the first). */
+export async function waitForWorkers(server: RunningServer, count: number): Promise<void> {
+  const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
+  for (let attempt = 0; attempt < 100 && listening() < count; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (listening() < count) throw new Error(`only ${listening()} of ${count} workers listen`);
+}
+
+/** Runs `src/server.ts` with `args` to completion (given `stdin`) and returns what it printed. */
+export async function runCommand(args: string[], env: Record<string, string> = {}, stdin?: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  child.stdin?.end(stdin);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -20,6 +20,14 @@ export const postgresDialect: SqlDialect = {
     `(CASE ${typeOf(p)} WHEN 'number' THEN (data #>> ${p})::float8 ` +
     `WHEN 'boolean' THEN CASE WHEN data #>> ${p} = 'true' THEN 1::float8 ELSE 0::float8 END ELSE 0::float8 END)`,
   text: (p) => `(CASE WHEN ${typeOf(p)} IN ('string', 'array', 'object') THEN data #>> ${p} ELSE '' END COLLATE "C")`,
+  // COLLATE "C": lower() then folds ASCII letters only, exactly as SQLite's does.
+  uniqueTerms: (p, ignoreCase) => [
+    typeOf(p),
+    ignoreCase
+      ? `(CASE ${typeOf(p)} WHEN 'string' THEN lower((data #>> ${p}) COLLATE "C") ELSE data #>> ${p} END)`
+      : `(data #>> ${p})`,
+  ],
+  idList: () => "string_agg(id::text, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(strpos(${haystack}, ${needle}::text) > 0)`,
   arrayHas: (path, value, param) =>
     `(${typeOf(path)} = 'array' AND (data #> ${path}) @> jsonb_build_array(${param(JSON.stringify(value))}::jsonb))`,

@@ -6,6 +6,14 @@
 import pg from 'pg';
 import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
 import {
+  createUniqueIndexSql,
+  type DuplicateRow,
+  duplicatesMessage,
+  selectDuplicatesSql,
+  toDuplicate,
+  uniqueIndexName,
+} from '../sql/unique-sql.js';
+import {
   type Collection,
   IdempotencyConflictError,
   type IdempotencyKeys,
@@ -13,9 +21,12 @@ import {
   type Store,
   type StoredRecord,
   type StoreOptions,
-  type VersionCondition,
+  StoreSetupError,
+  type UniqueField,
+  UniqueViolationError,
+  type WriteConditions,
 } from '../store.js';
-import { guard } from './errors.js';
+import { guard as guardAvailability } from './errors.js';
 import { migrate } from './migrations.js';
 import { postgresDialect } from './postgres-dialect.js';
 
@@ -53,9 +64,10 @@ export async function openPostgresStore(
   pool.on('error', () => {});
 
   try {
-    const client = await guard(() => pool.connect());
+    const client = await guardAvailability(() => pool.connect());
     try {
       await migrate(client, collections, createIndexStatements(postgresDialect, options.indexes));
+      for (const field of options.unique) await createUniqueIndex(client, field);
       // A write is acknowledged only once PostgreSQL has flushed it; a server configured
       // with synchronous_commit = off would ack before that, so restock's sessions opt back in.
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
@@ -71,17 +83,31 @@ export async function openPostgresStore(
     throw error;
   }
 
+  const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
+  const guard = <T>(run: () => Promise<T>): Promise<T> => guardWith(uniqueByIndex, run);
   const byName = new Map(
-    collections.map((name) => [name, postgresCollection(pool, name, indexedIn(options.indexes, name))]),
+    collections.map((name) => [name, postgresCollection(pool, guard, name, indexedIn(options.indexes, name))]),
   );
   return {
     dialect: 'postgres',
+    gauges: [
+      {
+        name: 'pool_connections',
+        help: 'PostgreSQL connections of the pool, by state (idle or busy), and requests waiting for one.',
+        labelNames: ['state'],
+        read: () => [
+          { labels: { state: 'idle' }, value: pool.idleCount },
+          { labels: { state: 'busy' }, value: pool.totalCount - pool.idleCount },
+          { labels: { state: 'waiting' }, value: pool.waitingCount },
+        ],
+      },
+    ],
     collection(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`unknown collection "${name}"`);
       return found;
     },
-    idempotency: postgresIdempotencyKeys(pool),
+    idempotency: postgresIdempotencyKeys(pool, guard),
     async ping() {
       await guard(() => pool.query('SELECT 1'));
     },
@@ -91,7 +117,12 @@ export async function openPostgresStore(
   };
 }
 
-function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: readonly string[]) => boolean): Collection {
+function postgresCollection(
+  pool: pg.Pool,
+  guard: <T>(run: () => Promise<T>) => Promise<T>,
+  table: string,
+  isIndexed: (path: readonly string[]) => boolean,
+): Collection {
   /** A named, server-side prepared statement on whichever connection runs it. */
   const statement = (name: string, text: string) => ({ name: `${table}.${name}`, text });
   const get = statement('get', `SELECT ${COLUMNS} FROM "${table}" WHERE id = $1`);
@@ -131,11 +162,11 @@ function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: read
   const one = async (query: { name: string; text: string }, values: unknown[]) =>
     (await guard(() => pool.query<StoredRecord>({ ...query, values }))).rows[0];
 
-  /** Runs a conditional write: the plain statement, or the one that checks the version. */
+  /** Runs a write: plain, or checking the version (a miss is a failed precondition). */
   const conditional = async (
     plain: () => Promise<StoredRecord | undefined>,
     checked: (versions: readonly number[]) => Promise<StoredRecord | undefined>,
-    ifVersion: VersionCondition | undefined,
+    ifVersion: WriteConditions['ifVersion'],
   ) => {
     if (ifVersion === undefined) return plain();
     const record = ifVersion === '*' ? await plain() : ifVersion.length > 0 ? await checked(ifVersion) : undefined;
@@ -158,7 +189,7 @@ function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: read
     get: (id) => one(get, [id]),
     async create(data, idempotency) {
       if (!idempotency) return (await one(insert, [data])) as StoredRecord;
-      return transaction(pool, async (client) => {
+      return transaction(pool, guard, async (client) => {
         const record = (await client.query<StoredRecord>({ ...insert, values: [data] })).rows[0] as StoredRecord;
         const done = await client.query(
           `UPDATE idempotency_keys SET state = 'done', collection = $4, record = $5
@@ -175,7 +206,7 @@ function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: read
     },
     async restore(records) {
       if (records.length === 0) return;
-      await transaction(pool, async (client) => {
+      await transaction(pool, guard, async (client) => {
         await client.query({
           ...insertExact,
           values: [
@@ -189,22 +220,72 @@ function postgresCollection(pool: pg.Pool, table: string, isIndexed: (path: read
         await client.query(raiseIdentity);
       });
     },
-    merge: (id, patch, ifVersion) =>
-      conditional(
-        () => one(merge, [patch, id]),
-        (versions) => one(mergeIf, [patch, id, versions]),
-        ifVersion,
-      ),
-    remove: (id, ifVersion) =>
+    async merge(id, patch, conditions = {}) {
+      const { check, ifVersion } = conditions;
+      if (!check) {
+        return conditional(
+          () => one(merge, [patch, id]),
+          (versions) => one(mergeIf, [patch, id, versions]),
+          ifVersion,
+        );
+      }
+      // The result must pass a check: the UPDATE (which holds the row lock) and the check
+      // in one transaction, rolled back when the check throws.
+      return transaction(pool, guard, async (client) => {
+        const run = async (query: { name: string; text: string }, values: unknown[]) =>
+          (await client.query<StoredRecord>({ ...query, values })).rows[0];
+        const record = await conditional(
+          () => run(merge, [patch, id]),
+          (versions) => run(mergeIf, [patch, id, versions]),
+          ifVersion,
+        );
+        if (record) check(record.data);
+        return record;
+      });
+    },
+    remove: (id, conditions = {}) =>
       conditional(
         () => one(remove, [id]),
         (versions) => one(removeIf, [id, versions]),
-        ifVersion,
+        conditions.ifVersion,
       ),
+    async duplicates(field, limit) {
+      const sql = selectDuplicatesSql(postgresDialect, { ...field, collection: table }, limit);
+      const { rows } = await guard(() => pool.query<DuplicateRow>(sql));
+      return rows.map(toDuplicate);
+    },
   };
 }
 
-function postgresIdempotencyKeys(pool: pg.Pool): IdempotencyKeys {
+/** Creates the unique index of `field`; records that already share a value stop the start, named. */
+async function createUniqueIndex(client: pg.PoolClient, field: UniqueField): Promise<void> {
+  try {
+    await client.query(createUniqueIndexSql(postgresDialect, field));
+  } catch (error) {
+    if ((error as { code?: string }).code !== '23505') throw error;
+    const { rows } = await client.query<DuplicateRow>(selectDuplicatesSql(postgresDialect, field, 3));
+    throw new StoreSetupError(duplicatesMessage(field, rows.map(toDuplicate)));
+  }
+}
+
+/**
+ * Runs a database call, turning unavailability into StoreUnavailableError and a unique
+ * index's refusal (SQLSTATE 23505) into {@link UniqueViolationError} naming its field.
+ */
+async function guardWith<T>(unique: ReadonlyMap<string, UniqueField>, run: () => Promise<T>): Promise<T> {
+  try {
+    return await guardAvailability(run);
+  } catch (error) {
+    const field =
+      (error as { code?: string }).code === '23505'
+        ? unique.get((error as pg.DatabaseError).constraint ?? '')
+        : undefined;
+    if (field) throw new UniqueViolationError(field.collection, field.path);
+    throw error;
+  }
+}
+
+function postgresIdempotencyKeys(pool: pg.Pool, guard: <T>(run: () => Promise<T>) => Promise<T>): IdempotencyKeys {
   const query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
     guard(() => pool.query<R>(text, values));
   return {
@@ -261,7 +342,11 @@ function postgresIdempotencyKeys(pool: pg.Pool): IdempotencyKeys {
 }
 
 /** Runs `work` on one connection inside BEGIN/COMMIT, rolling back if it throws. */
-function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+function transaction<T>(
+  pool: pg.Pool,
+  guard: <R>(run: () => Promise<R>) => Promise<R>,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   return guard(async () => {
     const client = await pool.connect();
     try {

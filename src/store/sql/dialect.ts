@@ -21,6 +21,14 @@ export interface SqlDialect {
   rank(path: string): string;
   number(path: string): string;
   text(path: string): string;
+  /**
+   * What a unique index on the value at `path` holds: its JSON type, and the value as
+   * text (lower-cased ASCII for `ignoreCase` strings). Null and missing values give NULL,
+   * which a unique index never counts as a duplicate.
+   */
+  uniqueTerms(path: string, ignoreCase: boolean): [string, string];
+  /** An aggregate of the ids of a group as text, comma-separated in id order. */
+  idList(): string;
   /** Whether the text expression `haystack` contains the text parameter `needle`. */
   containsText(haystack: string, needle: string): string;
   /** Whether the array at `path` has an element equal to `value`. */

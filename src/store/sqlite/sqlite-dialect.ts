@@ -23,6 +23,13 @@ export const sqliteDialect: SqlDialect = {
   text: (p) =>
     `(CASE json_type(data, ${p}) WHEN 'text' THEN json_extract(data, ${p}) ` +
     `WHEN 'array' THEN json_extract(data, ${p}) WHEN 'object' THEN json_extract(data, ${p}) ELSE '' END)`,
+  uniqueTerms: (p, ignoreCase) => [
+    `json_type(data, ${p})`,
+    ignoreCase
+      ? `(CASE json_type(data, ${p}) WHEN 'text' THEN lower(json_extract(data, ${p})) ELSE json_extract(data, ${p}) END)`
+      : `json_extract(data, ${p})`,
+  ],
+  idList: () => "group_concat(id, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(instr(${haystack}, ${needle}) > 0)`,
   arrayHas(path, value, param) {
     const element =

@@ -7,6 +7,14 @@ import { dirname } from 'node:path';
 import Database, { type Database as Db, type Statement } from 'better-sqlite3';
 import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
 import {
+  createUniqueIndexSql,
+  type DuplicateRow,
+  duplicatesMessage,
+  selectDuplicatesSql,
+  toDuplicate,
+  uniqueIndexName,
+} from '../sql/unique-sql.js';
+import {
   type Collection,
   IdempotencyConflictError,
   type IdempotencyKeys,
@@ -14,8 +22,11 @@ import {
   type Store,
   type StoredRecord,
   type StoreOptions,
+  StoreSetupError,
   StoreUnavailableError,
-  type VersionCondition,
+  type UniqueField,
+  UniqueViolationError,
+  type WriteConditions,
 } from '../store.js';
 import { migrate } from './migrations.js';
 import { sqliteDialect } from './sqlite-dialect.js';
@@ -29,7 +40,7 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)
 export function openSqliteStore(
   path: string,
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique'>,
 ): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
@@ -38,20 +49,34 @@ export function openSqliteStore(
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   migrate(db, collections, createIndexStatements(sqliteDialect, options.indexes));
+  for (const field of options.unique) createUniqueIndex(db, field);
 
+  const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
+  const guard = <T>(run: () => T): T => guardWith(uniqueByIndex, run);
   const prepare = statementCache(db);
   const byName = new Map(
-    collections.map((name) => [name, sqliteCollection(db, prepare, name, indexedIn(options.indexes, name))]),
+    collections.map((name) => [name, sqliteCollection(db, prepare, guard, name, indexedIn(options.indexes, name))]),
   );
   const ping = db.prepare('SELECT 1');
+  const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
     dialect: 'sqlite',
+    gauges: [
+      {
+        name: 'database_bytes',
+        help: 'Size of the SQLite database file in bytes (pages times page size; the WAL file aside).',
+        read: () => Number(pageCount.get()) * pageSize,
+        // Every worker sees the same file.
+        aggregator: 'max',
+      },
+    ],
     collection(name) {
       const found = byName.get(name);
       if (!found) throw new Error(`unknown collection "${name}"`);
       return found;
     },
-    idempotency: sqliteIdempotencyKeys(db),
+    idempotency: sqliteIdempotencyKeys(db, guard),
     async ping() {
       guard(() => ping.get());
     },
@@ -59,6 +84,17 @@ export function openSqliteStore(
       if (db.open) db.close();
     },
   };
+}
+
+/** Creates the unique index of `field`; records that already share a value stop the start, named. */
+function createUniqueIndex(db: Db, field: UniqueField): void {
+  try {
+    db.exec(createUniqueIndexSql(sqliteDialect, field));
+  } catch (error) {
+    if (!/UNIQUE/.test(String((error as Error).message))) throw error;
+    const found = db.prepare(selectDuplicatesSql(sqliteDialect, field, 3)).all() as DuplicateRow[];
+    throw new StoreSetupError(duplicatesMessage(field, found.map(toDuplicate)));
+  }
 }
 
 /**
@@ -81,6 +117,7 @@ function statementCache(db: Db, size = 256): (sql: string) => Statement {
 function sqliteCollection(
   db: Db,
   prepare: (sql: string) => Statement,
+  guard: <T>(run: () => T) => T,
   table: string,
   isIndexed: (path: readonly string[]) => boolean,
 ): Collection {
@@ -106,18 +143,31 @@ function sqliteCollection(
      WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
   );
 
+  /** Runs a write: plain, or checking the version (a miss is a failed precondition). */
   const conditional = (
     plain: () => StoredRecord | undefined,
     checked: (versions: string) => StoredRecord | undefined,
-    ifVersion: VersionCondition | undefined,
+    ifVersion: WriteConditions['ifVersion'],
   ) => {
-    if (ifVersion === undefined) return guard(plain);
-    const record = guard(() =>
-      ifVersion === '*' ? plain() : ifVersion.length > 0 ? checked(JSON.stringify(ifVersion)) : undefined,
-    );
+    if (ifVersion === undefined) return plain();
+    const record = ifVersion === '*' ? plain() : ifVersion.length > 0 ? checked(JSON.stringify(ifVersion)) : undefined;
     if (!record) throw new PreconditionFailedError();
     return record;
   };
+
+  // A merge whose result must pass a check: the UPDATE and the check in one transaction,
+  // rolled back when the check throws.
+  const mergeChecked = db.transaction(
+    (id: number, patch: string, now: string, conditions: WriteConditions, check: (data: string) => void) => {
+      const record = conditional(
+        () => merge.get(patch, now, id) as StoredRecord | undefined,
+        (versions) => mergeIf.get(patch, now, id, versions) as StoredRecord | undefined,
+        conditions.ifVersion,
+      );
+      if (record) check(record.data);
+      return record;
+    },
+  );
 
   const createIdempotent = db.transaction(
     (data: string, now: string, claim: { scope: string; key: string; token: string }) => {
@@ -157,20 +207,30 @@ function sqliteCollection(
       });
       guard(() => writeAll(records));
     },
-    async merge(id, patch, ifVersion) {
+    async merge(id, patch, conditions = {}) {
       const now = new Date().toISOString();
-      return conditional(
-        () => merge.get(patch, now, id) as StoredRecord | undefined,
-        (versions) => mergeIf.get(patch, now, id, versions) as StoredRecord | undefined,
-        ifVersion,
+      const { check } = conditions;
+      if (check) return guard(() => mergeChecked.immediate(id, patch, now, conditions, check));
+      return guard(() =>
+        conditional(
+          () => merge.get(patch, now, id) as StoredRecord | undefined,
+          (versions) => mergeIf.get(patch, now, id, versions) as StoredRecord | undefined,
+          conditions.ifVersion,
+        ),
       );
     },
-    async remove(id, ifVersion) {
-      return conditional(
-        () => remove.get(id) as StoredRecord | undefined,
-        (versions) => removeIf.get(id, versions) as StoredRecord | undefined,
-        ifVersion,
+    async remove(id, conditions = {}) {
+      return guard(() =>
+        conditional(
+          () => remove.get(id) as StoredRecord | undefined,
+          (versions) => removeIf.get(id, versions) as StoredRecord | undefined,
+          conditions.ifVersion,
+        ),
       );
+    },
+    async duplicates(field, limit) {
+      const sql = selectDuplicatesSql(sqliteDialect, { ...field, collection: table }, limit);
+      return guard(() => (prepare(sql).all() as DuplicateRow[]).map(toDuplicate));
     },
   };
 }
@@ -184,7 +244,7 @@ function named(values: readonly unknown[]): Record<string, unknown> {
   return bound;
 }
 
-function sqliteIdempotencyKeys(db: Db): IdempotencyKeys {
+function sqliteIdempotencyKeys(db: Db, guard: <T>(run: () => T) => T): IdempotencyKeys {
   const insert = db.prepare(
     `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state, claimed_at, created_at)
      VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT DO NOTHING`,
@@ -240,12 +300,20 @@ function sqliteIdempotencyKeys(db: Db): IdempotencyKeys {
   };
 }
 
-/** Runs a statement, turning "database busy or gone" into {@link StoreUnavailableError}. */
-function guard<T>(run: () => T): T {
+/**
+ * Runs a statement, turning "database busy or gone" into {@link StoreUnavailableError}
+ * and a unique index's refusal into {@link UniqueViolationError} naming its field.
+ */
+function guardWith<T>(unique: ReadonlyMap<string, UniqueField>, run: () => T): T {
   try {
     return run();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      const index = /index '([^']+)'/.exec((error as Error).message)?.[1];
+      const field = index === undefined ? undefined : unique.get(index);
+      if (field) throw new UniqueViolationError(field.collection, field.path);
+    }
     if (typeof code === 'string' && UNAVAILABLE.test(code)) {
       throw new StoreUnavailableError(`SQLite is unavailable (${code})`, { cause: error });
     }

@@ -1,0 +1,510 @@
+/**
+ * The restock console: lists, creates, edits and deletes records through the same HTTP API
+ * every client uses, and can send its changes the way a client limited to GET and POST
+ * must. Plain DOM, no framework; record values are only ever set as text, never as HTML.
+ */
+
+const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
+/** The methods the switch sends through POST. */
+const TUNNELLED = new Set(['PUT', 'PATCH', 'DELETE']);
+/** Fields the server owns: shown beside the editor, never in it. */
+const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'];
+/** How many of the records' own fields get a column. */
+const FIELD_COLUMNS = 4;
+const LOG_LENGTH = 30;
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  tunnel: $('tunnel'),
+  apiKey: $('api-key'),
+  collections: $('collections'),
+  listTitle: $('list-title'),
+  query: $('query'),
+  q: $('q'),
+  sort: $('sort'),
+  sortFields: $('sort-fields'),
+  limit: $('limit'),
+  listStatus: $('list-status'),
+  table: $('records'),
+  first: $('first'),
+  previous: $('previous'),
+  next: $('next'),
+  editorTitle: $('editor-title'),
+  form: $('record-form'),
+  json: $('record-json'),
+  errors: $('record-errors'),
+  save: $('save'),
+  format: $('format'),
+  newRecord: $('new'),
+  delete: $('delete'),
+  meta: $('record-meta'),
+  log: $('request-log'),
+};
+
+const state = {
+  /** The collections the server's index lists: { name, description, list, create, item, singular }. */
+  collections: [],
+  current: undefined,
+  /** The page on screen, the pages before it, and the next one from Link rel="next". */
+  page: undefined,
+  earlier: [],
+  nextPage: undefined,
+  rows: [],
+  /** The record in the editor: { id, fields, createdAt, updatedAt, etag }, or undefined for a new one. */
+  record: undefined,
+};
+
+// ---------------------------------------------------------------------------------------
+// Talking to the API
+
+/**
+ * One API call. With the switch on, PUT, PATCH and DELETE leave as POST carrying the
+ * method in HTTP-X-HTTP-METHOD, exactly as a client limited to GET and POST sends them.
+ * Resolves with the parsed body and, for an error, the problem document (RFC 9457).
+ */
+async function call(method, path, { body, headers = {} } = {}) {
+  const sent = { accept: 'application/json', ...headers };
+  let wire = method;
+  if (ui.tunnel.checked && TUNNELLED.has(method)) {
+    wire = 'POST';
+    sent[OVERRIDE_HEADER] = method;
+  }
+  if (body !== undefined) sent['content-type'] = 'application/json';
+  const key = ui.apiKey.value.trim();
+  if (key) sent.authorization = `Bearer ${key}`;
+
+  let response;
+  try {
+    response = await fetch(path, {
+      method: wire,
+      headers: sent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    });
+  } catch (error) {
+    logRequest(wire, method, path, 'no answer');
+    return {
+      ok: false,
+      status: 0,
+      problem: { title: 'No answer', detail: `The server could not be reached: ${error.message}` },
+    };
+  }
+  const text = await response.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  logRequest(wire, method, path, `${response.status} ${response.statusText}`);
+  const result = { ok: response.ok, status: response.status, headers: response.headers, data };
+  if (!response.ok) {
+    const isProblem = (response.headers.get('content-type') ?? '').startsWith('application/problem+json');
+    result.problem =
+      isProblem && data ? data : { title: response.statusText || 'Error', detail: text || `HTTP ${response.status}` };
+  }
+  return result;
+}
+
+function logRequest(wire, method, path, outcome) {
+  const item = document.createElement('li');
+  const line = document.createElement('code');
+  line.textContent = `${wire} ${path}`;
+  item.append(line);
+  if (wire !== method) {
+    const header = document.createElement('code');
+    header.className = 'tunnel';
+    header.textContent = `${OVERRIDE_HEADER}: ${method}`;
+    item.append(' ', header);
+  }
+  item.append(` → ${outcome}`);
+  ui.log.prepend(item);
+  while (ui.log.children.length > LOG_LENGTH) ui.log.lastElementChild.remove();
+}
+
+/** The target of a Link header's rel="next", if any. */
+function nextLink(header) {
+  if (!header) return undefined;
+  for (const part of header.split(',')) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------
+// Collections and pages
+
+async function start() {
+  ui.tunnel.checked = localStorage.getItem('restock.tunnel') === 'true';
+  ui.apiKey.value = sessionStorage.getItem('restock.apiKey') ?? '';
+  ui.tunnel.addEventListener('change', () => localStorage.setItem('restock.tunnel', String(ui.tunnel.checked)));
+  ui.apiKey.addEventListener('change', () => {
+    sessionStorage.setItem('restock.apiKey', ui.apiKey.value.trim());
+    if (state.current) loadPage(firstPage());
+  });
+
+  const index = await call('GET', '/');
+  if (!index.ok || !index.data?.collections) {
+    showStatus(ui.listStatus, index.problem ?? { title: 'Unexpected index', detail: 'GET / listed no collections.' });
+    return;
+  }
+  state.collections = Object.entries(index.data.collections).map(([name, links]) => ({
+    name,
+    ...links,
+    singular: links.create.replaceAll('/', ''),
+  }));
+  for (const collection of state.collections) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = capitalize(collection.name);
+    button.title = collection.description;
+    button.dataset.collection = collection.name;
+    button.addEventListener('click', () => {
+      location.hash = collection.name;
+    });
+    ui.collections.append(button);
+  }
+  window.addEventListener('hashchange', selectFromHash);
+  selectFromHash();
+}
+
+function selectFromHash() {
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  const collection = state.collections.find((c) => c.name === wanted) ?? state.collections[0];
+  if (!collection || collection === state.current) return;
+  state.current = collection;
+  for (const button of ui.collections.children) {
+    button.setAttribute('aria-pressed', String(button.dataset.collection === collection.name));
+  }
+  ui.listTitle.textContent = capitalize(collection.name);
+  document.title = `${capitalize(collection.name)} · restock console`;
+  ui.q.value = '';
+  ui.sort.value = '';
+  startNewRecord();
+  loadPage(firstPage());
+}
+
+/** The first page's address, with the search, sort and page size asked for. */
+function firstPage() {
+  const params = new URLSearchParams({ limit: ui.limit.value });
+  const sort = ui.sort.value.replaceAll(' ', '');
+  if (sort) params.set('sort', sort);
+  if (ui.q.value.trim()) params.set('q', ui.q.value.trim());
+  return `${state.current.list}?${params}`;
+}
+
+/**
+ * Shows the page at `path`. A refused request (a parameter the server does not take, a
+ * missing key) leaves the rows on screen and says why, in the problem's own words.
+ */
+async function loadPage(path, { earlier = state.earlier } = {}) {
+  const collection = state.current;
+  const result = await call('GET', path);
+  if (collection !== state.current) return false;
+  if (!result.ok) {
+    showStatus(ui.listStatus, result.problem, result.status);
+    return false;
+  }
+  state.page = path;
+  state.earlier = earlier;
+  state.nextPage = nextLink(result.headers.get('link'));
+  state.rows = Array.isArray(result.data) ? result.data : [];
+  renderTable();
+  const count = state.rows.length;
+  showStatus(
+    ui.listStatus,
+    count === 0
+      ? `No ${collection.name} here.`
+      : `${count} ${count === 1 ? collection.singular : collection.name} on this page${state.nextPage ? '; more on the next.' : '.'}`,
+  );
+  ui.first.disabled = state.earlier.length === 0;
+  ui.previous.disabled = state.earlier.length === 0;
+  ui.next.disabled = !state.nextPage;
+  return true;
+}
+
+const reloadPage = () => loadPage(state.page ?? firstPage());
+
+/** The columns of the page on screen: id, the fields most records have, and updatedAt. */
+function columnsOf(rows) {
+  const seen = new Map();
+  for (const row of rows) {
+    for (const key of Object.keys(row)) {
+      if (!SYSTEM_FIELDS.includes(key)) seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+  }
+  const fields = [...seen].sort((a, b) => b[1] - a[1]).map(([key]) => key);
+  ui.sortFields.replaceChildren(
+    ...['id', ...fields, 'createdAt', 'updatedAt'].map((key) =>
+      Object.assign(document.createElement('option'), { value: key }),
+    ),
+  );
+  return ['id', ...fields.slice(0, FIELD_COLUMNS), 'updatedAt'];
+}
+
+function renderTable() {
+  const columns = columnsOf(state.rows);
+  const sorted = ui.sort.value.replaceAll(' ', '').split(',')[0] ?? '';
+  const head = document.createElement('tr');
+  for (const column of columns) {
+    const cell = document.createElement('th');
+    cell.scope = 'col';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'sort';
+    button.textContent = column;
+    const direction = sorted === column ? 'ascending' : sorted === `-${column}` ? 'descending' : undefined;
+    if (direction) cell.setAttribute('aria-sort', direction);
+    button.title = `Sort by ${column}${direction === 'ascending' ? ', descending' : ''}`;
+    button.addEventListener('click', () => {
+      ui.sort.value = direction === 'ascending' ? `-${column}` : column;
+      loadPage(firstPage(), { earlier: [] });
+    });
+    cell.append(button);
+    head.append(cell);
+  }
+  ui.table.tHead.replaceChildren(head);
+
+  const body = ui.table.tBodies[0];
+  body.replaceChildren(
+    ...state.rows.map((row) => {
+      const tr = document.createElement('tr');
+      if (state.record?.id === row.id) tr.className = 'selected';
+      for (const column of columns) {
+        const cell = document.createElement('td');
+        if (column === 'id') {
+          const open = document.createElement('button');
+          open.type = 'button';
+          open.className = 'open';
+          open.textContent = String(row.id);
+          open.setAttribute('aria-label', `Edit ${state.current.singular} ${row.id}`);
+          open.addEventListener('click', () => openRecord(row.id));
+          cell.append(open);
+        } else {
+          cell.textContent = preview(row[column], column === 'updatedAt');
+        }
+        tr.append(cell);
+      }
+      tr.addEventListener('click', (event) => {
+        if (!(event.target instanceof HTMLButtonElement)) openRecord(row.id);
+      });
+      return tr;
+    }),
+  );
+}
+
+function preview(value, isTime) {
+  if (value === undefined) return '';
+  if (isTime && typeof value === 'string') return value.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+// ---------------------------------------------------------------------------------------
+// The editor
+
+function startNewRecord() {
+  state.record = undefined;
+  ui.editorTitle.textContent = `New ${state.current.singular}`;
+  ui.json.value = '{\n  \n}';
+  ui.save.textContent = `Create ${state.current.singular}`;
+  ui.delete.hidden = true;
+  ui.meta.hidden = true;
+  clearErrors();
+  for (const row of ui.table.tBodies[0].rows) row.classList.remove('selected');
+}
+
+/** Reads one record afresh (for its ETag too) and puts it in the editor. */
+async function openRecord(id) {
+  const result = await call('GET', state.current.item.replace('{id}', id));
+  if (!result.ok) {
+    showStatus(ui.listStatus, result.problem, result.status);
+    return;
+  }
+  showRecord(result.data, result.headers.get('etag'));
+  ui.json.focus();
+}
+
+function showRecord(record, etag) {
+  const { id, createdAt, updatedAt, ...fields } = record;
+  state.record = { id, createdAt, updatedAt, fields, etag: etag ?? undefined };
+  ui.editorTitle.textContent = `${capitalize(state.current.singular)} ${id}`;
+  ui.json.value = JSON.stringify(fields, null, 2);
+  ui.save.textContent = 'Save changes';
+  ui.delete.hidden = false;
+  ui.meta.hidden = false;
+  $('meta-id').textContent = String(id);
+  $('meta-created').textContent = createdAt;
+  $('meta-updated').textContent = updatedAt;
+  $('meta-etag').textContent = etag ?? '';
+  clearErrors();
+  for (const row of ui.table.tBodies[0].rows) {
+    row.classList.toggle('selected', row.cells[0]?.textContent === String(id));
+  }
+}
+
+/** The editor's JSON as an object, or undefined after saying inline what is wrong with it. */
+function readEditor() {
+  let value;
+  try {
+    value = JSON.parse(ui.json.value);
+  } catch (error) {
+    showErrors({ title: 'Not valid JSON', detail: error.message });
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    showErrors({ title: 'Not a JSON object', detail: 'A record is a JSON object: { "name": "value", … }.' });
+    return undefined;
+  }
+  return value;
+}
+
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The JSON Merge Patch (RFC 7396) that turns `before` into `after`: changed fields, nested
+ * objects as their own patches, and null for each field that was removed.
+ */
+function mergePatch(before, after) {
+  // No prototype: a field named __proto__ stays a field.
+  const patch = Object.create(null);
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) patch[key] = null;
+  for (const [key, value] of Object.entries(after)) {
+    const old = Object.hasOwn(before, key) ? before[key] : undefined;
+    if (isObject(value) && isObject(old)) {
+      const inner = mergePatch(old, value);
+      if (Object.keys(inner).length > 0) patch[key] = inner;
+    } else if (old === undefined || JSON.stringify(old) !== JSON.stringify(value)) {
+      patch[key] = value;
+    }
+  }
+  return patch;
+}
+
+async function save(event) {
+  event.preventDefault();
+  clearErrors();
+  const fields = readEditor();
+  if (!fields) return;
+  const collection = state.current;
+  if (!state.record) {
+    const result = await call('POST', collection.create, { body: fields });
+    if (!result.ok) return showErrors(result.problem, result.status);
+    showRecord(result.data, result.headers.get('etag'));
+    await reloadPage();
+    showStatus(ui.listStatus, `Created ${collection.singular} ${result.data.id}.`);
+    return;
+  }
+  const { id, etag } = state.record;
+  const patch = mergePatch(state.record.fields, fields);
+  if (Object.keys(patch).length === 0) {
+    showStatus(ui.listStatus, `Nothing changed in ${collection.singular} ${id}.`);
+    return;
+  }
+  const result = await call('PUT', collection.item.replace('{id}', id), {
+    body: patch,
+    headers: etag ? { 'if-match': etag } : {},
+  });
+  if (!result.ok) return showErrors(result.problem, result.status);
+  showRecord(result.data, result.headers.get('etag'));
+  await reloadPage();
+  showStatus(ui.listStatus, `Saved ${collection.singular} ${id}.`);
+}
+
+async function remove() {
+  if (!state.record) return;
+  const collection = state.current;
+  const { id, etag } = state.record;
+  if (!window.confirm(`Delete ${collection.singular} ${id}?`)) return;
+  const result = await call('DELETE', collection.item.replace('{id}', id), {
+    headers: etag ? { 'if-match': etag } : {},
+  });
+  if (!result.ok) return showErrors(result.problem, result.status);
+  startNewRecord();
+  await reloadPage();
+  showStatus(ui.listStatus, `Deleted ${collection.singular} ${id}.`);
+  ui.json.focus();
+}
+
+function formatEditor() {
+  clearErrors();
+  const fields = readEditor();
+  if (fields) ui.json.value = JSON.stringify(fields, null, 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Messages
+
+function clearErrors() {
+  ui.errors.replaceChildren();
+  ui.json.removeAttribute('aria-invalid');
+}
+
+/** A problem next to the editor: its title and detail, then one line per `errors[]` entry. */
+function showErrors(problem, status) {
+  const items = [];
+  const head = document.createElement('li');
+  head.textContent = describe(problem, status);
+  items.push(head);
+  for (const error of Array.isArray(problem.errors) ? problem.errors : []) {
+    const item = document.createElement('li');
+    item.className = 'field-error';
+    const pointer = document.createElement('code');
+    pointer.textContent = error.pointer || '(the whole body)';
+    item.append(pointer, ` ${error.message}`);
+    items.push(item);
+  }
+  ui.errors.replaceChildren(...items);
+  ui.json.setAttribute('aria-invalid', 'true');
+}
+
+/** A line of status: plain text, or a problem document's detail (marked as an error). */
+function showStatus(target, message, status) {
+  const isProblem = typeof message === 'object';
+  target.classList.toggle('error', isProblem);
+  target.textContent = isProblem ? describe(message, status) : message;
+}
+
+/** A problem in one line: status, title, detail (without the title twice when the detail repeats it). */
+function describe(problem, status) {
+  const title = problem.title ?? 'Error';
+  const detail = problem.detail ?? '';
+  const text = detail.startsWith(title) ? detail : `${title}: ${detail}`;
+  return status ? `${status} ${text}` : text;
+}
+
+const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+
+// ---------------------------------------------------------------------------------------
+// Wiring
+
+$('settings').addEventListener('submit', (event) => {
+  event.preventDefault();
+  ui.apiKey.dispatchEvent(new Event('change'));
+});
+ui.query.addEventListener('submit', (event) => {
+  event.preventDefault();
+  loadPage(firstPage(), { earlier: [] });
+});
+ui.limit.addEventListener('change', () => loadPage(firstPage(), { earlier: [] }));
+ui.first.addEventListener('click', () => loadPage(firstPage(), { earlier: [] }));
+ui.previous.addEventListener('click', () => {
+  const earlier = state.earlier.slice(0, -1);
+  loadPage(state.earlier.at(-1) ?? firstPage(), { earlier });
+});
+ui.next.addEventListener('click', () => {
+  if (state.nextPage) loadPage(state.nextPage, { earlier: [...state.earlier, state.page] });
+});
+ui.form.addEventListener('submit', save);
+ui.json.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) ui.form.requestSubmit();
+});
+ui.format.addEventListener('click', formatEditor);
+ui.newRecord.addEventListener('click', () => {
+  startNewRecord();
+  ui.json.focus();
+});
+ui.delete.addEventListener('click', remove);
+
+start();

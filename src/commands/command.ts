@@ -1,0 +1,73 @@
+/**
+ * What every `restock` command shares: its declaration, the streams it talks to, and
+ * opening the collection it works on.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { type Config, ConfigError } from '../config.js';
+import { RESOURCES } from '../resources.js';
+import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
+import { openStore, storeOptionsOf } from '../store/open-store.js';
+import type { Collection } from '../store/store.js';
+
+/** The streams a command reads and writes: the process's own, or a test's. */
+export interface CommandIo {
+  stdin: Readable;
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+}
+
+export interface CommandContext {
+  config: Config;
+  /** The command's own options (not the settings, which are in `config`). */
+  options: Record<string, string | boolean | undefined>;
+  positionals: string[];
+  io: CommandIo;
+}
+
+/** One option of a command, as parseArgs takes it plus what --help says of it. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  help: string;
+  placeholder?: string;
+}
+
+export interface Command {
+  name: string;
+  /** The arguments after the name, as --help shows them. */
+  usage: string;
+  summary: string;
+  options?: Readonly<Record<string, OptionSpec>>;
+  positionals?: boolean;
+  /** Runs the command and resolves with the process's exit code. */
+  run(context: CommandContext): Promise<number>;
+}
+
+export const collectionOption = {
+  collection: {
+    type: 'string',
+    short: 'c',
+    help: `the collection: ${RESOURCES.map((r) => r.plural).join(' or ')}`,
+    placeholder: 'NAME',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+/**
+ * Opens the store `config` names and the collection `--collection` names, with the
+ * collection's schema. `enforceUnique` sets up the schemas' unique fields, as serving does
+ * (a store whose records already share a value then refuses to open).
+ */
+export async function openCollection(
+  config: Config,
+  options: CommandContext['options'],
+  { enforceUnique }: { enforceUnique: boolean },
+): Promise<{ name: string; collection: Collection; schema?: CollectionSchema; close(): Promise<void> }> {
+  const name = options.collection;
+  const names = RESOURCES.map((r) => r.plural);
+  if (typeof name !== 'string' || !names.includes(name)) {
+    throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
+  }
+  const schemas = collectionSchemasOf(config, names);
+  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, enforceUnique ? schemas : new Map()));
+  return { name, collection: store.collection(name), schema: schemas.get(name), close: () => store.close() };
+}

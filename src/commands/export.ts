@@ -1,0 +1,79 @@
+/**
+ * `restock export`: writes a collection as NDJSON or a JSON array, to standard output or a
+ * file, page by page in id order, so that memory stays flat whatever the collection's size.
+ * Each record is written as the API serves it; `restock import` reads it back with its id.
+ */
+import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { ConfigError } from '../config.js';
+import { renderRecord } from '../http/record-response.js';
+import type { Position } from '../store/store.js';
+import { type CommandContext, collectionOption, openCollection } from './command.js';
+
+/** Records read from the store at a time. */
+const PAGE_SIZE = 1000;
+
+export const exportOptions = {
+  ...collectionOption,
+  format: { type: 'string', help: 'ndjson or json (default: json for an --output ending .json, else ndjson)' },
+  output: { type: 'string', short: 'o', help: 'write to FILE instead of standard output', placeholder: 'FILE' },
+} as const;
+
+export async function runExport({ config, options, io }: CommandContext): Promise<number> {
+  const file = options.output as string | undefined;
+  const format = (options.format as string | undefined) ?? (file?.endsWith('.json') ? 'json' : 'ndjson');
+  if (format !== 'json' && format !== 'ndjson')
+    throw new ConfigError(`--format must be json or ndjson, got "${format}"`);
+  const { name, collection, close } = await openCollection(config, options, { enforceUnique: false });
+
+  // A file is written beside its final name and renamed when complete: never half an export.
+  const partial = file ? `${file}.partial` : undefined;
+  const out: Writable = partial ? createWriteStream(partial) : io.stdout;
+  let failure: NodeJS.ErrnoException | undefined;
+  const failed = new Promise<never>((_, reject) =>
+    out.on('error', (error: NodeJS.ErrnoException) => {
+      failure = error;
+      reject(error);
+    }),
+  );
+  failed.catch(() => undefined);
+  const write = async (text: string) => {
+    if (failure) throw failure;
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), failed]);
+  };
+
+  let count = 0;
+  try {
+    if (format === 'json') await write('[');
+    for (let after: Position | undefined; ; ) {
+      const page = await collection.list({ where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) });
+      let text = '';
+      for (const record of page) {
+        text +=
+          format === 'json' ? `${count === 0 ? '\n' : ',\n'}${renderRecord(record)}` : `${renderRecord(record)}\n`;
+        count++;
+      }
+      if (text) await write(text);
+      const last = page[page.length - 1];
+      if (!last || page.length < PAGE_SIZE) break;
+      after = last.position;
+    }
+    if (format === 'json') await write(count === 0 ? ']\n' : '\n]\n');
+    if (partial && file) {
+      out.end();
+      await Promise.race([once(out, 'finish'), failed]);
+      renameSync(partial, file);
+    }
+  } catch (error) {
+    if (partial) rmSync(partial, { force: true });
+    // The reader went away (`restock export | head`): stop quietly, as Unix tools do.
+    if (failure?.code === 'EPIPE') return 0;
+    io.stderr.write(`restock: export failed after ${count} ${name}: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await close();
+  }
+  io.stderr.write(`exported ${count} ${name}${file ? ` to ${file}` : ''}\n`);
+  return 0;
+}

@@ -1,0 +1,162 @@
+/**
+ * Prometheus metrics at `/metrics`, through prom-client: requests counted by route
+ * template, effective method, whether they were tunnelled, and status; their latency as a
+ * histogram; the process's own metrics; and whatever gauges the store reports.
+ */
+import cluster from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Type } from 'typebox';
+import type { Store, StoreGauge } from '../store/store.js';
+import { isTunnelled } from './method-override.js';
+import { registerPaths } from './paths.js';
+
+export interface MetricsOptions {
+  /** Prefix of every metric name (default `restock_`). */
+  prefix?: string;
+  /** Upper bounds of the latency histogram's buckets, in seconds. */
+  buckets?: number[];
+  /** Whether to add Node's process metrics: CPU, memory, event loop lag, GC (default true). */
+  processMetrics?: boolean;
+}
+
+/** Requests answered without a route (404s) are counted under this route label. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
+
+/**
+ * Counts every response and serves `/metrics`. Each app has its own registry, so that
+ * several apps in one process (tests) never share counts. In a worker of `--workers`, a
+ * scrape answers with every worker's metrics combined, through the primary
+ * ({@link serveClusterMetrics}). `/metrics` stays out of the access log, like the probes.
+ */
+export function registerMetrics(app: FastifyInstance, store: Store, options: MetricsOptions = {}): Registry {
+  const prefix = options.prefix ?? 'restock_';
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
+
+  const requests = new Counter({
+    name: `${prefix}http_requests_total`,
+    help: 'HTTP requests answered, by route template, effective method, tunnelled or not, and status.',
+    labelNames: LABELS,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: `${prefix}http_request_duration_seconds`,
+    help: 'Time from receiving a request to sending its response, in seconds.',
+    labelNames: LABELS,
+    buckets: options.buckets ?? [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
+  if (cluster.isWorker) {
+    // Lets the primary's AggregatorRegistry collect this registry (and starts listening for it).
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      method: request.method,
+      tunnelled: isTunnelled(request.raw) ? 'true' : 'false',
+      status: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  registerPaths(app, [
+    {
+      url: '/metrics',
+      logLevel: 'warn',
+      operations: {
+        GET: {
+          docs: {
+            tags: ['service'],
+            summary: 'Prometheus metrics',
+            response: {
+              200: {
+                description: 'Metrics in the Prometheus text format.',
+                content: { [registry.contentType.split(';', 1)[0] as string]: { schema: Type.String() } },
+              },
+            },
+          },
+          handler: async (_request, reply) =>
+            reply
+              .type(registry.contentType)
+              .send(cluster.isWorker ? await allWorkersMetrics() : await registry.metrics()),
+        },
+      },
+    },
+  ]);
+  return registry;
+}
+
+/** A store's gauge, read at each scrape. */
+function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGauge): void {
+  new Gauge({
+    name: `${prefix}${gauge.name}`,
+    help: gauge.help,
+    labelNames: gauge.labelNames ?? [],
+    aggregator: gauge.aggregator ?? 'sum',
+    registers: [registry],
+    collect() {
+      const value = gauge.read();
+      if (typeof value === 'number') {
+        this.set(value);
+        return;
+      }
+      this.reset();
+      for (const { labels, value: one } of value) this.set(labels, one);
+    },
+  });
+}
+
+const METRICS_REQUEST = 'restock:metrics-request';
+const METRICS_RESPONSE = 'restock:metrics-response';
+
+interface MetricsMessage {
+  type?: string;
+  id?: string;
+  text?: string;
+  error?: string;
+}
+
+/**
+ * In the primary of `--workers`: answers a worker's request for the metrics of all the
+ * workers, summed by prom-client's AggregatorRegistry (a scrape reaches one worker, but
+ * must count every worker's requests).
+ */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: MetricsMessage) => {
+    if (message?.type !== METRICS_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_RESPONSE, id: message.id, text }),
+      (error: Error) => worker.send({ type: METRICS_RESPONSE, id: message.id, error: error.message }),
+    );
+  });
+}
+
+/** Asks the primary for every worker's metrics combined. */
+function allWorkersMetrics(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: MetricsMessage) => {
+      if (message?.type !== METRICS_RESPONSE || message.id !== id) return;
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (message.error !== undefined) reject(new Error(`collecting the workers' metrics failed: ${message.error}`));
+      else resolve(message.text ?? '');
+    };
+    const timer = setTimeout(() => {
+      process.off('message', onMessage);
+      reject(new Error("the primary did not answer with the workers' metrics"));
+    }, 10_000);
+    process.on('message', onMessage);
+    process.send?.({ type: METRICS_REQUEST, id });
+  });
+}

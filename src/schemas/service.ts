@@ -1,0 +1,41 @@
+/** Schemas of the service routes: the index, probes and problem type descriptions. */
+import { Type } from 'typebox';
+
+const Link = (description: string) => Type.String({ description });
+
+export const IndexSchema = Type.Object(
+  {
+    name: Type.String(),
+    collections: Type.Record(
+      Type.String(),
+      Type.Object({
+        description: Type.String(),
+        list: Link('GET: the collection, page by page.'),
+        create: Link('POST: a new record.'),
+        item: Link('GET, PUT, PATCH, DELETE: one record ({id} is its id).'),
+      }),
+    ),
+    health: Link('Liveness probe.'),
+    ready: Link('Readiness probe.'),
+    docs: Link('The API reference page.'),
+    openapi: Link('This API as an OpenAPI 3.1 document.'),
+    metrics: Link('Prometheus metrics.'),
+  },
+  { description: 'Links to everything the service offers.' },
+);
+
+export const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+
+export const ReadySchema = Type.Object({
+  status: Type.Literal('ready'),
+  store: Type.String({ description: 'The kind of database: sqlite or postgres.' }),
+});
+
+export const ProblemTypeSchema = Type.Object({
+  type: Type.String(),
+  status: Type.Integer(),
+  title: Type.String(),
+  description: Type.String(),
+});
+
+export const ProblemKindParams = Type.Object({ kind: Type.String({ examples: ['not-found'] }) });

@@ -1,0 +1,87 @@
+/**
+ * SPEC §11: `/` answers browsers with the console and API clients with the JSON index;
+ * the console's files are served from the package, by the compiled server too.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { body, useApp } from './helpers/app.js';
+import { startServer } from './helpers/server.js';
+import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+for (const kind of STORE_KINDS) {
+  describe(`the console at / (${kind.name})`, () => {
+    const ctx = useApp(kind);
+
+    it('answers a browser with the page, under a strict Content-Security-Policy, varying on Accept', async () => {
+      const page = await ctx.app.inject({ url: '/', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(page.statusCode, 200);
+      assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+      assert.match(page.body, /<title>restock console<\/title>/);
+      assert.match(String(page.headers.vary), /\bAccept\b/);
+      const policy = String(page.headers['content-security-policy']);
+      for (const directive of [
+        "default-src 'none'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+      ]) {
+        assert.ok(policy.includes(directive), directive);
+      }
+      const head = await ctx.app.inject({ method: 'HEAD', url: '/', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.headers['content-type'], 'text/html; charset=utf-8');
+    });
+
+    it('answers API clients with the JSON index, also varying on Accept', async () => {
+      const accepts = [undefined, '*/*', 'application/json', 'text/html;q=0.5, application/json', 'application/*'];
+      for (const accept of accepts) {
+        const response = await ctx.app.inject({ url: '/', headers: accept ? { accept } : {} });
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8', String(accept));
+        assert.match(String(response.headers.vary), /\bAccept\b/);
+        assert.equal(body(response).docs, '/docs/');
+      }
+    });
+
+    it("serves the page's script and style from the package, and nothing else under /console/", async () => {
+      const page = (await ctx.app.inject({ url: '/', headers: { accept: 'text/html' } })).body;
+      const assets = [...page.matchAll(/(?:src|href)="(\/[^"]*)"/g)].map((m) => m[1] as string);
+      assert.deepEqual(assets.sort(), ['/console/console.css', '/console/console.js', '/docs/']);
+      const script = await ctx.app.inject({ url: '/console/console.js' });
+      assert.equal(script.statusCode, 200);
+      assert.match(String(script.headers['content-type']), /javascript/);
+      assert.match(script.body, /HTTP-X-HTTP-METHOD/);
+      assert.match(
+        String((await ctx.app.inject({ url: '/console/console.css' })).headers['content-type']),
+        /text\/css/,
+      );
+      const missing = await ctx.app.inject({ url: '/console/../package.json' });
+      assert.equal(missing.statusCode, 404);
+      assert.equal((await ctx.app.inject({ url: '/console/nope.js' })).statusCode, 404);
+    });
+  });
+}
+
+describe('the compiled server', () => {
+  it('finds the console and the reference page when run from dist/, as npm start does', async () => {
+    await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT });
+    const db = await sqliteKind.create();
+    const server = await startServer({ DATABASE_URL: db.url }, [], { compiled: true });
+    try {
+      const page = await fetch(`${server.url}/`, { headers: { accept: BROWSER_ACCEPT } });
+      assert.match(await page.text(), /restock console/);
+      assert.equal((await fetch(`${server.url}/console/console.js`)).status, 200);
+      assert.equal((await fetch(`${server.url}/docs/`)).status, 200);
+      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { info: { version: string } };
+      assert.match(doc.info.version, /^\d+\.\d+\.\d+/);
+    } finally {
+      assert.equal(await server.stop(), 0);
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,89 @@
+/** Reading import input: NDJSON and JSON arrays, each record with the line it starts on. */
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { InputError, type RecordText, readRecords } from '../src/commands/record-reader.js';
+
+/** Feeds `text` in chunks of `size` characters, so that every split point is exercised. */
+async function read(text: string, size = text.length || 1): Promise<RecordText[]> {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  const out: RecordText[] = [];
+  for await (const record of readRecords(Readable.from(chunks.map((c) => Buffer.from(c))))) out.push(record);
+  return out;
+}
+
+const ARRAY = `[
+  {"name": "a ] tricky \\" string, with {braces}"},
+  {
+    "nested": [1, {"deep": "]"}],
+    "n": 2
+  }  ,
+  "a string record", 7, null,
+  {"multi": "line\\nescape"}
+]
+`;
+
+describe('reading import input', () => {
+  it('splits a JSON array into its elements, each with its first line, whatever the chunking', async () => {
+    for (const size of [1, 2, 3, 7, 64, ARRAY.length]) {
+      const records = await read(ARRAY, size);
+      assert.deepEqual(
+        records.map((r) => r.line),
+        [2, 3, 7, 7, 7, 8],
+        `chunks of ${size}`,
+      );
+      assert.deepEqual(JSON.parse(records[0]?.text ?? ''), { name: 'a ] tricky " string, with {braces}' });
+      assert.deepEqual(JSON.parse(records[1]?.text ?? ''), { nested: [1, { deep: ']' }], n: 2 });
+      assert.deepEqual(
+        records.slice(2).map((r) => r.text),
+        ['"a string record"', '7', 'null', '{"multi": "line\\nescape"}'],
+      );
+    }
+  });
+
+  it('reads NDJSON line by line, skipping blank lines and counting them', async () => {
+    const text = '\n{"a":1}\r\n\n  {"b":2}  \n{"c":3}';
+    for (const size of [1, 5, text.length]) {
+      assert.deepEqual(await read(text, size), [
+        { line: 2, text: '{"a":1}' },
+        { line: 4, text: '{"b":2}' },
+        { line: 5, text: '{"c":3}' },
+      ]);
+    }
+  });
+
+  it('reads empty input and an empty array as no records, and ignores a byte order mark', async () => {
+    assert.deepEqual(await read(''), []);
+    assert.deepEqual(await read(' \n\t'), []);
+    assert.deepEqual(await read('[ ]'), []);
+    assert.deepEqual(await read('\uFEFF[{"a":1}]'), [{ line: 1, text: '{"a":1}' }]);
+    assert.deepEqual(await read('\uFEFF{"a":1}\n'), [{ line: 1, text: '{"a":1}' }]);
+  });
+
+  it('reports a broken array frame with its line', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['[{"a":1},\n{"b":2}\n', 3, /not closed/],
+      ['[{"a":1},\n]', 2, /expected a record after ","/],
+      ['[\n,{"a":1}]', 2, /found ","/],
+      ['[{"a":1}]\n\n{"b":2}', 3, /after the end/],
+    ];
+    for (const [text, line, message] of cases) {
+      await assert.rejects(read(text), (error: unknown) => {
+        assert.ok(error instanceof InputError, String(error));
+        assert.equal(error.line, line, text);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+  });
+
+  it('leaves the syntax of an element to JSON.parse, with the line it starts on', async () => {
+    const records = await read('[{"a":1},\n{"b": tru},\n{"c":3}]');
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [1, 2, 3],
+    );
+    assert.throws(() => JSON.parse(records[1]?.text ?? ''));
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * Collection schemas on every store: the example online-store schema (schemas/store/)
+ * accepting and rejecting, unique fields held by the database under concurrency, merges
+ * checked as a whole, existing data left alone, and bad schema files refused at start.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/app.js';
+import { checkRecords } from '../src/commands/check.js';
+import { ConfigError, defaultConfig } from '../src/config.js';
+import { loadCollectionSchemas } from '../src/schemas/collection-schema.js';
+import { openStore } from '../src/store/open-store.js';
+import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { runCommand } from './helpers/server.js';
+import { STORE_KINDS } from './helpers/stores.js';
+
+const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url));
+
+for (const kind of STORE_KINDS) {
+  describe(`the example store schema (${kind.name})`, () => {
+    const ctx = useApp(kind, { schemas: STORE_SCHEMAS });
+    const post = (singular: string, payload: unknown, headers: Record<string, string> = {}) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/${singular}/`,
+        headers: { ...JSON_HEADERS, ...headers },
+        payload: JSON.stringify(payload),
+      });
+    const pointers = (response: Awaited<ReturnType<typeof post>>) =>
+      (problem(response, 422, 'schema-violation').errors ?? []).map((e) => e.pointer).sort();
+
+    it('users: name 1–200 characters and a valid email are required', async () => {
+      assert.equal((await post('user', { name: 'Ada', email: 'ada@example.com' })).statusCode, 201);
+      assert.deepEqual(pointers(await post('user', {})), ['/email', '/name'], 'every failure at once');
+      assert.deepEqual(pointers(await post('user', { name: '', email: 'b@example.com' })), ['/name']);
+      assert.deepEqual(pointers(await post('user', { name: 'x'.repeat(201), email: 'c@example.com' })), ['/name']);
+      assert.equal((await post('user', { name: 'x'.repeat(200), email: 'c@example.com' })).statusCode, 201);
+      assert.deepEqual(pointers(await post('user', { name: 'D', email: 'not an email' })), ['/email']);
+      assert.deepEqual(pointers(await post('user', { name: 7, email: 'e@example.com' })), ['/name']);
+    });
+
+    it('users: email is unique without regard to case (409 naming it)', async () => {
+      assert.equal((await post('user', { name: 'Grace', email: 'Grace@Example.com' })).statusCode, 201);
+      const taken = problem(await post('user', { name: 'Other', email: 'grace@example.COM' }), 409, 'unique-conflict');
+      assert.deepEqual(taken.errors, [{ pointer: '/email', message: 'is already taken' }]);
+      assert.match(taken.detail, /email/);
+    });
+
+    it('products: price >= 0 with at most two decimals (exactly), currency, sku, stock', async () => {
+      const good = { name: 'Teapot', price: 19.99, currency: 'EUR', sku: 'TEA-1', stock: 0 };
+      assert.equal((await post('product', good)).statusCode, 201);
+      for (const price of [0.07, 0, 1e6, 0.1, 1.1, 2.3]) {
+        assert.equal((await post('product', { name: 'p', price })).statusCode, 201, `price ${price} is fine`);
+      }
+      for (const price of [19.999, -1, -0.01, 1.005, '1']) {
+        assert.deepEqual(pointers(await post('product', { name: 'p', price })), ['/price'], `price ${price}`);
+      }
+      assert.equal((await post('product', { name: 'p', currency: 'JPY' })).statusCode, 201);
+      for (const currency of ['eur', 'ABC', 'EURO', 978]) {
+        const found = new Set(pointers(await post('product', { name: 'p', currency })));
+        assert.deepEqual([...found], ['/currency'], String(currency));
+      }
+      for (const stock of [1.5, -1, '3']) {
+        assert.deepEqual(pointers(await post('product', { name: 'p', stock })), ['/stock'], String(stock));
+      }
+      assert.deepEqual(pointers(await post('product', { price: 1 })), ['/name']);
+      const all = await post('product', { name: '', price: -0.001, currency: 'x', sku: '', stock: -1 });
+      assert.deepEqual(pointers(all), ['/currency', '/name', '/price', '/price', '/sku', '/stock']);
+    });
+
+    it('products: sku is unique (and products without one may be many)', async () => {
+      assert.equal((await post('product', { name: 'a', sku: 'SKU-U' })).statusCode, 201);
+      const taken = problem(await post('product', { name: 'b', sku: 'SKU-U' }), 409, 'unique-conflict');
+      assert.deepEqual(taken.errors, [{ pointer: '/sku', message: 'is already taken' }]);
+      assert.equal((await post('product', { name: 'c', sku: 'sku-u' })).statusCode, 201, 'sku is case-sensitive');
+      assert.equal((await post('product', { name: 'no sku' })).statusCode, 201);
+      assert.equal((await post('product', { name: 'no sku either' })).statusCode, 201);
+    });
+
+    it('gives one 201 and otherwise 409 to concurrent creates of one email', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          post('user', { name: `racer ${i}`, email: i % 2 ? 'RACE@example.com' : 'race@example.com' }),
+        ),
+      );
+      const statuses = results.map((r) => r.statusCode).sort();
+      assert.deepEqual(statuses, [201, ...Array(9).fill(409)]);
+    });
+
+    it('checks the record as a merge would leave it, and writes nothing when it fails', async () => {
+      const user = await create(ctx.app, 'user', { name: 'Merge Me', email: 'merge@example.com' });
+      await create(ctx.app, 'user', { name: 'Taken', email: 'taken@example.com' });
+      const change = (payload: object, method = 'PUT', headers: Record<string, string> = {}) =>
+        ctx.app.inject({ method, url: `/user/${user.id}/`, headers: { ...JSON_HEADERS, ...headers }, payload });
+      assert.deepEqual(pointers(await change({ name: null })), ['/name'], 'removing a required field');
+      assert.deepEqual(pointers(await change({ email: 'nope' }, 'PATCH')), ['/email']);
+      assert.deepEqual(
+        pointers(await change({ email: 'nope' }, 'POST', { 'HTTP-X-HTTP-METHOD': 'PUT' })),
+        ['/email'],
+        'tunnelled',
+      );
+      problem(await change({ email: 'TAKEN@example.com' }), 409, 'unique-conflict');
+      const after = body(await ctx.app.inject({ url: `/user/${user.id}/` }));
+      assert.deepEqual(after, user, 'nothing written, not even the version');
+      const fine = await change({ name: 'Merged', nickname: 'M' });
+      assert.equal(fine.statusCode, 200);
+      assert.equal(body(fine).name, 'Merged');
+    });
+
+    it('releases an Idempotency-Key whose create was refused, so that a retry runs again', async () => {
+      const blocker = await create(ctx.app, 'user', { name: 'Blocker', email: 'retry@example.com' });
+      const payload = { name: 'Retry', email: 'retry@example.com' };
+      problem(await post('user', payload, { 'idempotency-key': 'retry-1' }), 409, 'unique-conflict');
+      await ctx.app.inject({ method: 'DELETE', url: `/user/${blocker.id}/` });
+      const retried = await post('user', payload, { 'idempotency-key': 'retry-1' });
+      assert.equal(retried.statusCode, 201);
+      assert.equal(retried.headers['idempotent-replayed'], undefined);
+    });
+  });
+
+  describe(`turning a schema on over existing data (${kind.name})`, () => {
+    it('never touches records; refuses to start over duplicates, naming them; check lists every violation', async () => {
+      const db = await kind.create();
+      try {
+        const open = await buildApp({ config: defaultConfig({ databaseUrl: db.url }), logStream: false });
+        const made: { id: number }[] = [];
+        for (const fields of [
+          { name: 'Fine', email: 'fine@example.com' },
+          { email: 'no-name@example.com' },
+          { name: 'Dup 1', email: 'dup@example.com' },
+          { name: 'Dup 2', email: 'DUP@example.com' },
+          { name: 'Bad', email: 'not-an-email' },
+        ]) {
+          made.push(await create(open, 'user', fields));
+        }
+        await open.close();
+
+        await assert.rejects(
+          buildApp({ config: defaultConfig({ databaseUrl: db.url, schemas: STORE_SCHEMAS }), logStream: false }),
+          (error: Error) =>
+            error.name === 'StoreSetupError' &&
+            error.message.includes('users.email') &&
+            error.message.includes(`ids ${made[2]?.id}, ${made[3]?.id}`) &&
+            !error.message.includes('\n'),
+        );
+
+        const store = await openStore(db.url, ['users', 'products']);
+        try {
+          const lines: string[] = [];
+          const summary = await checkRecords(store, loadCollectionSchemas(STORE_SCHEMAS, ['users', 'products']), (l) =>
+            lines.push(l),
+          );
+          assert.deepEqual(summary, { checked: 5, invalid: 2, duplicated: 1 });
+          assert.deepEqual(lines, [
+            `users/${made[1]?.id} /name: is required`,
+            `users/${made[4]?.id} /email: must match format "email"`,
+            `users.email: 2 records share "dup@example.com" (ids ${made[2]?.id}, ${made[3]?.id})`,
+          ]);
+          const stored = await store.collection('users').list({ where: [], sort: [], limit: 10 });
+          assert.equal(stored.length, 5, 'no record deleted');
+          for (const [i, record] of stored.entries()) assert.equal(record.version, 1, `record ${i} not rewritten`);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+  });
+}
+
+describe('bad schema files', () => {
+  const folder = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'restock-schemas-'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return dir;
+  };
+  const refused = (dir: string, pattern: RegExp) =>
+    assert.throws(
+      () => loadCollectionSchemas(dir, ['users', 'products']),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message) && !e.message.includes('\n'),
+    );
+
+  it('refuses each with one line naming the file and why', () => {
+    refused(join(tmpdir(), 'restock-no-such-folder'), /cannot read the folder .*restock-no-such-folder/);
+    refused(folder({ 'users.schema.json': '{"type": "object",' }), /users\.schema\.json cannot be read as JSON/);
+    refused(
+      folder({ 'users.json': '{"type": "object", "properties": {"a": {"type": "strin"}}}' }),
+      /users\.json is not a valid JSON Schema/,
+    );
+    refused(
+      folder({ 'users.json': '{"type": "object", "minimumLength": 3}' }),
+      /users\.json is not a valid JSON Schema.*minimumLength/,
+    );
+    refused(
+      folder({ 'orders.schema.json': '{"type": "object"}' }),
+      /orders\.schema\.json names no collection: "orders"/,
+    );
+    refused(folder({ 'users.json': '{"type": "array"}' }), /users\.json must describe an object/);
+    refused(folder({ 'users.json': '[]' }), /users\.json is not a JSON Schema object/);
+    refused(folder({ 'users.json': '{"x-unique": ["a b"]}' }), /users\.json is not a valid JSON Schema/);
+    refused(folder({ 'users.json': '{}', 'users.schema.json': '{}' }), /second schema for users/);
+    const unreadable = folder({});
+    mkdirSync(join(unreadable, 'users.json'));
+    refused(unreadable, /users\.json cannot be read/);
+  });
+
+  it('stop the server from starting, with that line', async () => {
+    const dir = folder({ 'products.schema.json': '{"type": "object", "properties": {"price": {"minimum": "zero"}}}' });
+    const { code, stderr } = await runCommand([], { SCHEMAS: dir, DATABASE_URL: 'sqlite::memory:' });
+    assert.equal(code, 1);
+    assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    assert.match(stderr, /products\.schema\.json is not a valid JSON Schema/);
+  });
+});
