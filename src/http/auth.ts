@@ -63,10 +63,10 @@ export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { keys: [], publicReads: fa
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 const KEY_TEXT = /^[A-Za-z0-9\-._~+/]+=*$/;
-const KEY_HASH = /^sha256:([0-9a-f]{64})$/;
+const KEY_HASH = /^sha256:([0-9a-f]{64})$/i;
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** Shorter keys are refused: a key must not be guessable within any rate limit. */
-export const MIN_KEY_LENGTH = 16;
+const MIN_KEY_LENGTH = 16;
 const REALM = 'Bearer realm="restock"';
 
 const identityKey = Symbol('restock.identity');
