@@ -180,7 +180,8 @@ async function startRestock(databaseUrl: string) {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' },
+    // RATE_LIMIT_MAX=0: the benchmark measures the service, not its per-client budget.
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '0' },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;

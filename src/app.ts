@@ -7,10 +7,18 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
+import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
 import { registerConsole } from './http/console.js';
 import { registerCors } from './http/cors.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import {
+  DEFAULT_LOAD_SHEDDING,
+  PROBE_ROUTES,
+  registerLoadShedding,
+  registerRateLimit,
+  serverLimits,
+} from './http/limits.js';
 import { batchedDestination } from './http/log-destination.js';
 import { applyMethodOverride, registerMethodOverrideHooks, wireMethod } from './http/method-override.js';
 import { registerMetrics } from './http/metrics.js';
@@ -28,6 +36,8 @@ export interface AppOptions {
   store?: Store;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: { write(line: string): void } | false;
+  /** How often the event loop delay is measured for load shedding (default 1000 ms). */
+  eventLoopSampleMs?: number;
   /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -61,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors(error, request, reply) {
       sendProblem(reply, request, toProblem(error, request.id));
     },
+    trustProxy: config.trustProxy || false,
+    ...serverLimits(config),
   });
 
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -77,20 +89,39 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  // Before any plugin adds routes (@fastify/cors adds OPTIONS *): a route keeps the error
+  // handler in place when it was added.
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error as Error, request.id);
+    if (problem.kind === 'internal-error') request.log.error({ err: error }, 'request failed');
+    else if (problem.kind === 'service-unavailable') request.log.warn({ err: error }, 'store unavailable');
+    return sendProblem(reply, request, problem);
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
+  await registerLoadShedding(app, {
+    ...DEFAULT_LOAD_SHEDDING,
+    maxEventLoopDelayMs: config.maxEventLoopDelay,
+    sampleIntervalMs: options.eventLoopSampleMs ?? DEFAULT_LOAD_SHEDDING.sampleIntervalMs,
+  });
   registerMethodOverrideHooks(app, config.methodOverride);
   await registerCors(app, config);
+  // Identify the caller, count the request against its budget, then authorize it.
+  registerAccessControl(app, {
+    ...DEFAULT_ACCESS_OPTIONS,
+    keys: [...config.apiKeys, ...config.apiKeysFile],
+    publicReads: config.publicReads,
+  });
+  await registerRateLimit(app, {
+    max: config.rateLimitMax,
+    windowMs: config.rateLimitWindow,
+    redisUrl: config.redisUrl,
+    exempt: PROBE_ROUTES,
+  });
   registerJsonBodyParser(app, config);
 
-  app.setErrorHandler((error, request, reply) => {
-    const problem = toProblem(error as Error, request.id);
-    if (problem.kind === 'internal-error') request.log.error({ err: error }, 'request failed');
-    else if (problem.status === 503) request.log.warn({ err: error }, 'store unavailable');
-    return sendProblem(reply, request, problem);
-  });
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, request, new HttpProblem('not-found', `Nothing lives at ${request.url.split('?', 1)[0]}.`));
   });
@@ -101,7 +132,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerApiDocs(app);
   const consolePage = await registerConsole(app);
   registerServiceRoutes(app, store, RESOURCES, consolePage);
-  const idempotency = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ttlMs: config.idempotencyKeyHours * 3_600_000 };
+  const idempotency = {
+    ...DEFAULT_IDEMPOTENCY_OPTIONS,
+    ttlMs: config.idempotencyKeyHours * 3_600_000,
+    scopeOf: idempotencyScopeOf,
+  };
   registerIdempotencySweep(app, store.idempotency, idempotency);
   for (const resource of RESOURCES) {
     registerResourceRoutes(app, resource, {

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type ApiKey, duplicateKeys, parseApiKeys } from './http/auth.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './http/method-override.js';
 import { RESOURCES } from './resources.js';
 import type { IndexedField } from './store/store.js';
@@ -21,6 +24,18 @@ export interface Config {
   bodyLimit: number;
   maxDepth: number;
   maxFieldNameLength: number;
+  apiKeys: readonly ApiKey[];
+  apiKeysFile: readonly ApiKey[];
+  publicReads: boolean;
+  insecureNoAuth: boolean;
+  trustProxy: string;
+  rateLimitMax: number;
+  rateLimitWindow: number;
+  redisUrl: string;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxEventLoopDelay: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -30,6 +45,8 @@ interface Setting<K extends keyof Config> {
   fallback: string;
   help: string;
   parse: (raw: string, name: string) => Config[K];
+  /** A switch: its flag takes no value (`--public-reads`). */
+  boolean?: true;
 }
 
 const integer =
@@ -43,6 +60,40 @@ const integer =
   };
 
 const text = (raw: string): string => raw;
+
+const yesNo = (raw: string, name: string): boolean => {
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+};
+
+/** API keys from a setting's text; a mistake names the setting but never shows a key. */
+const apiKeys = (raw: string, name: string): ApiKey[] => {
+  try {
+    return parseApiKeys(raw);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
+};
+
+const apiKeysFile = (raw: string, name: string): ApiKey[] => {
+  if (raw === '') return [];
+  let text: string;
+  try {
+    text = readFileSync(raw, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${name}: cannot read ${raw} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+  return apiKeys(text, `${name} (${raw})`);
+};
+
+const redisUrl = (raw: string, name: string): string => {
+  if (raw !== '' && !/^rediss?:\/\//.test(raw)) {
+    throw new ConfigError(`${name} must be a redis:// or rediss:// URL`);
+  }
+  return raw;
+};
 
 const oneOf =
   (...allowed: string[]) =>
@@ -153,7 +204,135 @@ export const settings = [
     'longest field name in a record (400 above)',
     integer(1, 100_000),
   ),
+  setting(
+    'apiKeys',
+    'API_KEYS',
+    'api-keys',
+    '',
+    'API keys, name:scope:key separated by commas; scope read or write',
+    apiKeys,
+  ),
+  setting(
+    'apiKeysFile',
+    'API_KEYS_FILE',
+    'api-keys-file',
+    '',
+    'a file of API keys, one name:scope:key per line',
+    apiKeysFile,
+  ),
+  setting(
+    'publicReads',
+    'PUBLIC_READS',
+    'public-reads',
+    'false',
+    'reads need no API key (writes still do)',
+    yesNo,
+    true,
+  ),
+  setting(
+    'insecureNoAuth',
+    'INSECURE_NO_AUTH',
+    'insecure-no-auth',
+    'false',
+    'serve a non-loopback HOST with no API keys (access controlled elsewhere)',
+    yesNo,
+    true,
+  ),
+  setting(
+    'trustProxy',
+    'TRUST_PROXY',
+    'trust-proxy',
+    '',
+    'proxies whose X-Forwarded-For is believed: addresses or CIDRs, comma-separated',
+    parseTrustedProxies,
+  ),
+  setting(
+    'rateLimitMax',
+    'RATE_LIMIT_MAX',
+    'rate-limit-max',
+    '1000',
+    'requests per window per API key (per address without one); 0: no limit',
+    integer(0, 1_000_000_000),
+  ),
+  setting(
+    'rateLimitWindow',
+    'RATE_LIMIT_WINDOW',
+    'rate-limit-window',
+    '60000',
+    'milliseconds of the rate limit window',
+    integer(1000, 86_400_000),
+  ),
+  setting(
+    'redisUrl',
+    'REDIS_URL',
+    'redis-url',
+    '',
+    'Redis that keeps one rate limit budget for every instance',
+    redisUrl,
+  ),
+  setting(
+    'headersTimeout',
+    'HEADERS_TIMEOUT',
+    'headers-timeout',
+    '10000',
+    'milliseconds a client has to send its request headers (408 after)',
+    integer(100, 600_000),
+  ),
+  setting(
+    'requestTimeout',
+    'REQUEST_TIMEOUT',
+    'request-timeout',
+    '30000',
+    'milliseconds a client has to send its whole request (408 after)',
+    integer(100, 3_600_000),
+  ),
+  setting(
+    'keepAliveTimeout',
+    'KEEP_ALIVE_TIMEOUT',
+    'keep-alive-timeout',
+    '72000',
+    'milliseconds an idle keep-alive connection stays open',
+    integer(100, 3_600_000),
+  ),
+  setting(
+    'maxEventLoopDelay',
+    'MAX_EVENT_LOOP_DELAY',
+    'max-event-loop-delay',
+    '1000',
+    'mean event loop delay in ms above which requests get 503; 0: never',
+    integer(0, 60_000),
+  ),
 ] as const;
+
+/** Checks what no single setting can: the settings that must agree with each other. */
+function checkCombinations(config: Config): void {
+  const duplicate = duplicateKeys([...config.apiKeys, ...config.apiKeysFile]);
+  if (duplicate) throw new ConfigError(`API_KEYS and API_KEYS_FILE: ${duplicate}`);
+  if (config.headersTimeout > config.requestTimeout) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT (${config.headersTimeout}) must not exceed REQUEST_TIMEOUT (${config.requestTimeout})`,
+    );
+  }
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Reads TRUST_PROXY: '' (trust no proxy), or a comma-separated list of addresses, CIDR
+ * ranges and the names loopback, linklocal and uniquelocal, as Fastify's trustProxy takes it.
+ */
+function parseTrustedProxies(raw: string, name: string): string {
+  for (const item of raw.split(',').map((part) => part.trim())) {
+    if (raw.trim() === '' || PROXY_NAMES.has(item)) continue;
+    const [address = '', prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`${name}: "${item}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`);
+    }
+  }
+  return raw.trim();
+}
 
 /** Reads `users:email;products:sku,price,dimensions.weight`. */
 function parseIndexes(raw: string, name: string): IndexedField[] {
@@ -184,8 +363,9 @@ function setting<K extends keyof Config>(
   fallback: string,
   help: string,
   parse: (raw: string, name: string) => Config[K],
+  boolean?: true,
 ): Setting<K> {
-  return { key, env, flag, fallback, help, parse };
+  return { key, env, flag, fallback, help, parse, ...(boolean ? { boolean } : {}) };
 }
 
 /** A configuration mistake the operator must fix; printed as one line, never a stack. */
@@ -218,12 +398,20 @@ export function loadConfig(
     allowPositionals: command.positionals ?? false,
     options: {
       help: { type: 'boolean', short: 'h' },
-      ...Object.fromEntries(settings.map((s) => [s.flag, { type: 'string' as const }])),
+      ...Object.fromEntries(
+        settings.map((s: Setting<keyof Config>) => [
+          s.flag,
+          { type: s.boolean ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
       ...own,
     },
   }).valueOf() as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  // A switch (`--public-reads`) counts as the value "true".
   const flags = Object.fromEntries(
-    Object.entries(values).filter(([name, v]) => typeof v === 'string' && !Object.hasOwn(own, name)),
+    Object.entries(values)
+      .filter(([name, v]) => (typeof v === 'string' || (v === true && name !== 'help')) && !Object.hasOwn(own, name))
+      .map(([name, v]) => [name, String(v)]),
   ) as Record<string, string>;
   const options = Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(own, name)));
   return { config: resolve(flags, env), help: values.help === true, options, positionals };
@@ -238,6 +426,7 @@ function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config 
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
     config[s.key] = s.parse(raw, name);
   }
+  checkCombinations(config as Config);
   return config as Config;
 }
 

@@ -9,6 +9,8 @@ import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
 import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { protectedModeRefusal } from './http/auth.js';
+import { RedisUnavailableError } from './http/limits.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
@@ -23,6 +25,12 @@ async function main(): Promise<void> {
     process.stdout.write(helpText());
     return;
   }
+  const refusal = protectedModeRefusal({
+    host: config.host,
+    keyCount: config.apiKeys.length + config.apiKeysFile.length,
+    insecureNoAuth: config.insecureNoAuth,
+  });
+  if (refusal) throw new ConfigError(refusal);
   if (isPrimary(config.workers)) {
     superviseWorkers(config.workers, pino({ level: config.logLevel }));
     return;
@@ -47,7 +55,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = error instanceof ConfigError || error instanceof StoreSetupError;
+  const oneLine =
+    error instanceof ConfigError || error instanceof StoreSetupError || error instanceof RedisUnavailableError;
   if (oneLine || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`restock: ${(error as Error).message}\n`);
   } else if (error instanceof StoreUnavailableError) {

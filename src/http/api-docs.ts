@@ -62,7 +62,16 @@ export async function registerOpenApi(
           { [PROBLEM_SCHEMA_ID]: ProblemSchema },
           ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document)),
         ),
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key, when the server has keys (API_KEYS); see SECURITY.md for who may call what.',
+          },
+        },
       },
+      // Optional: a server without keys is open, and the probes answer anyone.
+      security: [{}, { apiKey: [] }],
     },
   });
 }

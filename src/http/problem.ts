@@ -40,11 +40,28 @@ export const PROBLEM_TYPES = {
     title: 'Invalid Idempotency-Key',
     description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description:
+      'The request needs an API key (Authorization: Bearer <key>) and carries none, or one this server does not know.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'The API key is valid but its scope does not allow this method (a read key cannot write).',
+  },
   'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
     description: 'The path exists but does not take this method; the Allow header lists those it takes.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description:
+      'The request headers or body did not arrive within the time this server allows; the connection is closed.',
   },
   'idempotency-key-in-use': {
     status: 409,
@@ -76,6 +93,23 @@ export const PROBLEM_TYPES = {
     status: 422,
     title: 'Idempotency-Key reused',
     description: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+  },
+  'too-many-requests': {
+    status: 429,
+    title: 'Too many requests',
+    description:
+      'This credential (or address, without one) used up its request budget; retry after Retry-After seconds. ' +
+      'The RateLimit-* headers give the budget.',
+  },
+  'headers-too-large': {
+    status: 431,
+    title: 'Request headers too large',
+    description: 'The request headers exceed the size this server accepts; the connection is closed.',
+  },
+  overloaded: {
+    status: 503,
+    title: 'Server overloaded',
+    description: 'The server is too busy to take this request now; retry after the time in Retry-After.',
   },
   'service-unavailable': {
     status: 503,
@@ -169,16 +203,29 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
   return new HttpProblem('internal-error', `An unexpected error occurred. Request id: ${requestId}.`);
 }
 
-/** Sends a problem document, with `instance` set to the request path. */
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: HttpProblem): FastifyReply {
-  const body = {
+/** The media type of every error response. */
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+/**
+ * The JSON text of a problem. `instance` is the request path; it is left out only when
+ * there is none (a request so broken that Node could not read its request line).
+ */
+export function problemDocument(problem: HttpProblem, instance: string | undefined): string {
+  return JSON.stringify({
     type: problemTypeUri(problem.kind),
     title: PROBLEM_TYPES[problem.kind].title,
     status: problem.status,
     detail: problem.detail,
-    instance: request.url.split('?', 1)[0],
+    ...(instance === undefined ? {} : { instance }),
     ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
-  };
+  });
+}
+
+/** Sends a problem document, with `instance` set to the request path. */
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: HttpProblem): FastifyReply {
   if (problem.extras.headers) reply.headers(problem.extras.headers);
-  return reply.code(problem.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
+  return reply
+    .code(problem.status)
+    .type(PROBLEM_TYPE)
+    .send(problemDocument(problem, request.url.split('?', 1)[0]));
 }
