@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
 import { registerConsole } from './http/console.js';
-import { registerCors } from './http/cors.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
@@ -20,7 +20,12 @@ import {
   serverLimits,
 } from './http/limits.js';
 import { batchedDestination } from './http/log-destination.js';
-import { applyMethodOverride, registerMethodOverrideHooks, wireMethod } from './http/method-override.js';
+import {
+  applyMethodOverride,
+  OVERRIDE_HEADER_NAMES,
+  registerMethodOverrideHooks,
+  wireMethod,
+} from './http/method-override.js';
 import { registerMetrics } from './http/metrics.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
@@ -107,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sampleIntervalMs: options.eventLoopSampleMs ?? DEFAULT_LOAD_SHEDDING.sampleIntervalMs,
   });
   registerMethodOverrideHooks(app, config.methodOverride);
-  await registerCors(app, config);
+  await app.register(cors, corsOptions(config));
   // Identify the caller, count the request against its budget, then authorize it.
   registerAccessControl(app, {
     ...DEFAULT_ACCESS_OPTIONS,
@@ -163,5 +168,54 @@ function serializeRequest(request: { method: string; url: string; raw?: Incoming
     wireMethod: request.raw ? wireMethod(request.raw) : request.method,
     url: request.url,
     remoteAddress: request.ip,
+  };
+}
+
+/**
+ * CORS through @fastify/cors. Real preflights (OPTIONS with Origin and
+ * Access-Control-Request-Method) are answered by the plugin; any other OPTIONS reaches the
+ * route, which answers with `Allow`.
+ */
+function corsOptions(config: Config) {
+  const origin = config.corsOrigin === '*' ? '*' : config.corsOrigin.split(',').map((o) => o.trim());
+  const base = {
+    origin,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: [
+      'Content-Type',
+      'Authorization',
+      'If-Match',
+      'If-None-Match',
+      'Idempotency-Key',
+      'Prefer',
+      'X-Request-Id',
+      ...OVERRIDE_HEADER_NAMES,
+    ],
+    exposedHeaders: [
+      'ETag',
+      'Link',
+      'Location',
+      'X-Total-Count',
+      'X-Request-Id',
+      'Retry-After',
+      'Allow',
+      'WWW-Authenticate',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Idempotent-Replayed',
+      'Preference-Applied',
+    ],
+    maxAge: 600,
+    strictPreflight: false,
+  };
+  const preflight = { ...base, preflight: true };
+  const simple = { ...base, preflight: false };
+  return {
+    delegator(req: { method: string; headers: IncomingMessage['headers'] }, callback: (e: null, o: object) => void) {
+      const isPreflight =
+        req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'];
+      callback(null, isPreflight ? preflight : simple);
+    },
   };
 }

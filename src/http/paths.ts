@@ -5,13 +5,6 @@
 import type { FastifyInstance, FastifySchema, HTTPMethods, LogLevel, RouteHandlerMethod } from 'fastify';
 import { HttpProblem } from './problem.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The methods the route's path takes, as its `Allow` header says them. */
-    allow?: string;
-  }
-}
-
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
 
@@ -66,12 +59,9 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
       }
     }
     const allow = ALL_METHODS.filter((method) => taken.has(method)).join(', ');
-    // With CORS on, @fastify/cors answers OPTIONS before this handler, with `allow` from
-    // the route's config (see cors.ts).
     app.route({
       method: 'OPTIONS',
       url,
-      config: { allow },
       schema: { hide: true } as FastifySchema,
       handler: (_request, reply) => reply.code(204).header('allow', allow).send(),
     });
