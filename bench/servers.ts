@@ -1,7 +1,8 @@
 /**
  * The two servers under test, each started as its own process on a copy of the seeded
  * database, pinned to the server core, with its output sent to /dev/null (restock still
- * formats and writes every log line: production defaults, LOG_LEVEL=info).
+ * formats and writes every log line: production defaults, LOG_LEVEL=info, except for the
+ * rate limit's budget).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -67,6 +68,9 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${options.database}`,
       LOG_LEVEL: 'info',
+      // One client sending as fast as it can is what the rate limit stops: a budget no run
+      // can spend keeps the limiter working on every request without ever refusing one.
+      RATE_LIMIT_MAX: '1000000000',
       ...options.env,
     },
     stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'],
