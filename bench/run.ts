@@ -236,7 +236,7 @@ function profileFlags(target: Target): string[] {
 }
 
 function describeRun(r: Run): string {
-  const errors = r.errors > 0 ? `  ${r.errors} ERRORS` : '';
+  const errors = r.errors > 0 ? `  ${r.errors} ERRORS ${JSON.stringify(r.errorKinds)}` : '';
   return (
     `${r.scenario.padEnd(14)} ${r.target.padEnd(9)} rep ${r.rep}: ${r.rps.toFixed(0).padStart(6)} req/s ` +
     `p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/req${errors}`
@@ -353,7 +353,8 @@ async function bigRun(work: string) {
       });
       deleteFrom += result.requests + options.connections;
       rps[scenario.name] = result.rps;
-      log(`  big ${scenario.name.padEnd(14)} ${result.rps.toFixed(0).padStart(6)} req/s, errors ${result.errors}`);
+      const errors = result.errors > 0 ? `, ${result.errors} ERRORS ${JSON.stringify(result.errorKinds)}` : '';
+      log(`  big ${scenario.name.padEnd(14)} ${result.rps.toFixed(0).padStart(6)} req/s${errors}`);
     }
     const peak = server.peakRssMb();
     return { records: n, peakRssMb: peak, target: PEAK_RSS_TARGET_MB, met: peak <= PEAK_RSS_TARGET_MB, rps };

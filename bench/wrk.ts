@@ -16,6 +16,8 @@ export interface LoadResult {
   maxMs: number;
   /** Socket errors, timeouts and non-2xx/3xx answers: a sound run has none. */
   errors: number;
+  /** The same, by kind (wrk's: connect, read, write, status, timeout). */
+  errorKinds: Record<string, number>;
 }
 
 function has(command: string): boolean {
@@ -104,5 +106,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99Ms: r.p99Us / 1000,
     maxMs: r.maxUs / 1000,
     errors: Object.values(r.errors).reduce((a, b) => a + b, 0),
+    errorKinds: Object.fromEntries(Object.entries(r.errors).filter(([, n]) => n > 0)),
   };
 }
