@@ -1,16 +1,20 @@
 /**
- * Where the JSON logs go in production: stdout, one write(2) per turn of the event loop.
+ * Where the JSON logs go in production: stdout, in few writes per turn of the event loop.
  *
- * pino's default destination makes one blocking write per line: two per request, a tenth
- * of the CPU time of a read (see bench/README.md). Its asynchronous mode (sonic-boom with
- * `sync: false`) measured slower still, as it re-measures its growing buffer on every line.
- * So this small destination, written by hand, keeps the lines of one turn of the event
- * loop and writes them together, synchronously, in the check phase of the same turn: no
- * line waits for more traffic, and the lines of everything the loop just did (a burst of
- * requests, a batch of writes) cost one system call. What is pending is written when the
- * process exits; only a kill -9 in the middle of a turn can lose that turn's lines.
+ * pino's default destination makes one blocking write per line, two per request: 6% of the
+ * samples of a read in the profile (see bench/README.md). Its asynchronous mode (sonic-boom
+ * with `sync: false`) measured slower still, as it re-measures its growing buffer on every
+ * line. So this small destination, written by hand, keeps the lines of one turn of the event
+ * loop and writes them in the check phase of the same turn: no line waits for more traffic.
+ * Each write holds whole lines and at most PIPE_BUF bytes (unless one line is longer), so
+ * that on a pipe shared by the processes of `--workers` no write is cut into another's. What
+ * is pending is written when the process exits; only a kill -9 in the middle of a turn can
+ * lose that turn's lines.
  */
 import { writeSync } from 'node:fs';
+
+/** The most a write to a pipe may hold and still never be interleaved with another's (POSIX). */
+const PIPE_BUF = 4096;
 
 /** A pino destination writing to `fd` once per turn of the event loop. */
 export function batchedDestination(fd = 1): { write(line: string): void } {
@@ -18,10 +22,21 @@ export function batchedDestination(fd = 1): { write(line: string): void } {
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    if (pending.length === 0) return;
-    const text = pending.join('');
+    const lines = pending;
     pending = [];
-    writeAll(fd, text);
+    let chunk = '';
+    let size = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      if (size > 0 && size + bytes > PIPE_BUF) {
+        writeAll(fd, chunk);
+        chunk = '';
+        size = 0;
+      }
+      chunk += line;
+      size += bytes;
+    }
+    if (size > 0) writeAll(fd, chunk);
   };
   process.on('exit', flush);
   return {
