@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
+import { AccessLog } from './http/access-log.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
 import { registerConsole } from './http/console.js';
@@ -64,6 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             stream: options.logStream ?? batchedDestination(),
           },
     genReqId: requestId,
+    logController: new AccessLog(),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
@@ -171,11 +173,7 @@ function serializeRequest(request: { method: string; url: string; raw?: Incoming
   };
 }
 
-/**
- * CORS through @fastify/cors. Real preflights (OPTIONS with Origin and
- * Access-Control-Request-Method) are answered by the plugin; any other OPTIONS reaches the
- * route, which answers with `Allow`.
- */
+/** CORS through @fastify/cors: the origins configured, the override headers allowed. */
 function corsOptions(config: Config) {
   const origin = config.corsOrigin === '*' ? '*' : config.corsOrigin.split(',').map((o) => o.trim());
   const base = {
@@ -191,6 +189,7 @@ function corsOptions(config: Config) {
       'X-Request-Id',
       ...OVERRIDE_HEADER_NAMES,
     ],
+    // One string: the plugin joins a list again on every request.
     exposedHeaders: [
       'ETag',
       'Link',
@@ -205,17 +204,13 @@ function corsOptions(config: Config) {
       'RateLimit-Reset',
       'Idempotent-Replayed',
       'Preference-Applied',
-    ],
+    ].join(', '),
     maxAge: 600,
     strictPreflight: false,
   };
-  const preflight = { ...base, preflight: true };
-  const simple = { ...base, preflight: false };
-  return {
-    delegator(req: { method: string; headers: IncomingMessage['headers'] }, callback: (e: null, o: object) => void) {
-      const isPreflight =
-        req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'];
-      callback(null, isPreflight ? preflight : simple);
-    },
-  };
+  // Static options, so that the plugin prepares them once rather than per request (a
+  // delegator's options are normalized on every call). Preflight headers go on every
+  // OPTIONS, which then continues to its route: a real preflight gets them with `204`,
+  // and any OPTIONS its `Allow`.
+  return { ...base, preflight: true, preflightContinue: true };
 }

@@ -62,12 +62,12 @@ describe('the console and the reference page in Chromium', () => {
     return line ? Number(line.slice(wanted.length)) : 0;
   };
 
-  /** What the server logged on receiving requests for `url`: the effective and the wire method. */
+  /** What the server logged of requests for `url`: the effective and the wire method. */
   const logged = (url: string) =>
     server.output
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { msg?: string; req?: { url: string; method: string; wireMethod: string } })
-      .filter((entry) => entry.msg === 'incoming request' && entry.req?.url === url)
+      .filter((entry) => entry.msg === 'request completed' && entry.req?.url === url)
       .map((entry) => `${entry.req?.method} via ${entry.req?.wireMethod}`);
 
   const openConsole = async (hash: string) => {

@@ -85,7 +85,7 @@ for (const kind of STORE_KINDS) {
           }),
           1,
         );
-        const logged = lines.filter((l) => l.msg === 'incoming request').map((l) => (l.req as { url: string }).url);
+        const logged = lines.filter((l) => l.msg === 'request completed').map((l) => (l.req as { url: string }).url);
         assert.ok(logged.includes('/users/'), 'ordinary requests are logged');
         for (const quiet of ['/metrics', '/healthz', '/readyz']) {
           assert.ok(!logged.includes(quiet), `${quiet} is not in the access log`);

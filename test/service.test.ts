@@ -80,11 +80,14 @@ for (const kind of STORE_KINDS) {
           url: `/user/${body(created).id}/`,
           headers: { 'HTTP-X-HTTP-METHOD': 'DELETE', 'x-request-id': 'tunnel-1' },
         });
-        const incoming = sink.lines.find((l) => l.reqId === 'tunnel-1' && l.msg === 'incoming request');
-        assert.deepEqual((incoming?.req as Record<string, unknown>)?.method, 'DELETE');
-        assert.deepEqual((incoming?.req as Record<string, unknown>)?.wireMethod, 'POST');
-        const done = sink.lines.find((l) => l.reqId === 'tunnel-1' && l.msg === 'request completed');
-        assert.equal((done?.res as Record<string, unknown>)?.statusCode, 200);
+        const lines = sink.lines.filter((l) => l.reqId === 'tunnel-1');
+        assert.equal(lines.length, 1, 'one access-log line per request');
+        const [line] = lines;
+        assert.equal(line?.msg, 'request completed');
+        assert.deepEqual((line?.req as Record<string, unknown>)?.method, 'DELETE');
+        assert.deepEqual((line?.req as Record<string, unknown>)?.wireMethod, 'POST');
+        assert.equal((line?.res as Record<string, unknown>)?.statusCode, 200);
+        assert.equal(typeof line?.responseTime, 'number');
       } finally {
         await app.close();
         await db.drop();

@@ -145,9 +145,22 @@ export function registerAccessControl(app: FastifyInstance, options: AccessOptio
     (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
   });
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!isPublic(request.routeOptions.url)) authorize(request, options);
+    if (!isPublic(request.routeOptions.url) && !isPreflight(request)) authorize(request, options);
     return payload;
   });
+}
+
+/**
+ * A CORS preflight: the browser asking, without credentials (it never sends them on a
+ * preflight), whether it may send the real request. It shows nothing and changes nothing;
+ * the real request that follows is checked.
+ */
+function isPreflight(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.origin !== undefined &&
+    request.headers['access-control-request-method'] !== undefined
+  );
 }
 
 /** The key a request was made with, once identified; undefined without a valid key. */

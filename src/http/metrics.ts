@@ -57,15 +57,24 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
     new AggregatorRegistry();
   }
 
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
-      method: request.method,
-      tunnelled: isTunnelled(request.raw) ? 'true' : 'false',
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+  // The counter and histogram of each label set, found once: prom-client hashes the labels
+  // on every inc and observe otherwise. Label sets are few (route templates, not paths).
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const tunnelled = isTunnelled(request.raw) ? 'true' : 'false';
+    const key = `${route} ${request.method} ${tunnelled} ${reply.statusCode}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { route, method: request.method, tunnelled, status: String(reply.statusCode) };
+      const counter = requests.labels(labels);
+      const histogram = duration.labels(labels);
+      found = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      series.set(key, found);
+    }
+    found.count();
+    found.time(reply.elapsedTime / 1000);
+    done();
   });
 
   registerPaths(app, [
