@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +43,15 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The Node.js flags restock runs with in production: those of `npm start` in the
+ * checkout's package.json (`node <flags> dist/server.js`).
+ */
+function productionFlags(dir = ROOT): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** A free TCP port on loopback. */
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -58,7 +68,12 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const command =
     options.target === 'baseline'
       ? [process.execPath, ...flags, '--import', 'tsx', 'bench/baseline-server.ts', options.database, String(port)]
-      : [process.execPath, ...flags, 'dist/server.js'];
+      : [
+          process.execPath,
+          ...productionFlags(options.target === 'against' ? options.againstDir : ROOT),
+          ...flags,
+          'dist/server.js',
+        ];
   const [file, ...args] = [...options.pin, ...command] as [string, ...string[]];
   const child = spawn(file, args, {
     cwd: options.target === 'against' ? options.againstDir : ROOT,

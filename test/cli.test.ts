@@ -422,6 +422,18 @@ describe('the restock process', () => {
     }
   });
 
+  it('runs with the same Node.js flags from npm start and from npx restock', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const fromStart = scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+    const shebang = readFileSync(join(ROOT, 'bin/restock.mjs'), 'utf8').split('\n', 1)[0] ?? '';
+    assert.ok(fromStart.length > 0, scripts.start);
+    assert.deepEqual(
+      shebang.split(/\s+/).filter((word) => word.startsWith('--')),
+      fromStart,
+      shebang,
+    );
+  });
+
   it('runs as npx restock from the clone', async () => {
     const { stdout } = await promisify(execFile)('npx', ['--no-install', 'restock', '--version'], { cwd: ROOT });
     assert.equal(stdout, `restock ${VERSION}\n`);
