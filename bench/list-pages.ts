@@ -63,6 +63,10 @@ interface Result {
 async function main() {
   const results: Result[] = [];
   for (const store of args.stores.split(',')) {
+    if (store === 'postgres' && !(await postgresAnswers())) {
+      process.stderr.write(`postgres: skipped, nothing answers at ${ADMIN_URL}\n`);
+      continue;
+    }
     const databases = [];
     const servers = [];
     try {
@@ -101,6 +105,17 @@ async function main() {
     }
   }
   report(results);
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function createDatabase(store: string, size: number) {

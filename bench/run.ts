@@ -29,6 +29,8 @@ const HELP = `npm run bench -- [options]
                         to see what request logging costs; the default is production's
   --cpu-prof            profile restock (node --cpu-prof) into bench/results/profiles/
   --no-pin              do not pin the server and wrk to different cores
+  --no-lists            skip bench/list-pages.ts (list pages with 1,000 and 1,000,000 records),
+                        which the default run ends with (--quick, --scenarios and --against skip it)
 `;
 
 const { values: flags } = parseArgs({
@@ -46,6 +48,7 @@ const { values: flags } = parseArgs({
     env: { type: 'string', multiple: true },
     'cpu-prof': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
+    'no-lists': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -227,6 +230,11 @@ async function main(): Promise<void> {
     log(`bench: results written to ${file}`);
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+  // The other question of speed: does a page cost more in a bigger collection (issue 4)?
+  const partial = quick || flags.scenarios !== undefined || flags.against !== undefined;
+  if (flags['no-lists'] !== true && !partial) {
+    execFileSync(process.execPath, ['--import', 'tsx', 'bench/list-pages.ts'], { cwd: ROOT, stdio: 'inherit' });
   }
 }
 
