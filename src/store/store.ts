@@ -208,6 +208,19 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * A store's `collection(name)`: each collection made once by `make`; a name the store was
+ * not opened with is a programming error.
+ */
+export function collectionLookup(names: readonly string[], make: (name: string) => Collection) {
+  const byName = new Map(names.map((name) => [name, make(name)]));
+  return (name: string): Collection => {
+    const found = byName.get(name);
+    if (!found) throw new Error(`unknown collection "${name}"`);
+    return found;
+  };
+}
+
 /** How a store is opened. */
 export interface StoreOptions {
   /** Fields to index, created on start if missing. */

@@ -15,6 +15,7 @@ import {
 } from '../sql/unique-sql.js';
 import {
   type Collection,
+  collectionLookup,
   IdempotencyConflictError,
   type IdempotencyKeys,
   PreconditionFailedError,
@@ -85,8 +86,8 @@ export async function openPostgresStore(
 
   const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
   const guard = <T>(run: () => Promise<T>): Promise<T> => guardWith(uniqueByIndex, run);
-  const byName = new Map(
-    collections.map((name) => [name, postgresCollection(pool, guard, name, indexedIn(options.indexes, name))]),
+  const collection = collectionLookup(collections, (name) =>
+    postgresCollection(pool, guard, name, indexedIn(options.indexes, name)),
   );
   return {
     dialect: 'postgres',
@@ -102,11 +103,7 @@ export async function openPostgresStore(
         ],
       },
     ],
-    collection(name) {
-      const found = byName.get(name);
-      if (!found) throw new Error(`unknown collection "${name}"`);
-      return found;
-    },
+    collection,
     idempotency: postgresIdempotencyKeys(pool, guard),
     async ping() {
       await guard(() => pool.query('SELECT 1'));

@@ -16,6 +16,7 @@ import {
 } from '../sql/unique-sql.js';
 import {
   type Collection,
+  collectionLookup,
   IdempotencyConflictError,
   type IdempotencyKeys,
   PreconditionFailedError,
@@ -56,11 +57,8 @@ export function openSqliteStore(
   };
   const commits = new GroupCommit(db, { mapError });
   const prepare = statementCache(db);
-  const byName = new Map(
-    collections.map((name) => [
-      name,
-      sqliteCollection(db, prepare, guard, commits, name, indexedIn(options.indexes, name)),
-    ]),
+  const collection = collectionLookup(collections, (name) =>
+    sqliteCollection(db, prepare, guard, commits, name, indexedIn(options.indexes, name)),
   );
   const ping = db.prepare('SELECT 1');
   const pageCount = db.prepare('PRAGMA page_count').pluck();
@@ -76,11 +74,7 @@ export function openSqliteStore(
         aggregator: 'max',
       },
     ],
-    collection(name) {
-      const found = byName.get(name);
-      if (!found) throw new Error(`unknown collection "${name}"`);
-      return found;
-    },
+    collection,
     idempotency: sqliteIdempotencyKeys(db, commits),
     async ping() {
       guard(() => ping.get());
