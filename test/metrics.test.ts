@@ -65,7 +65,12 @@ for (const kind of STORE_KINDS) {
         assert.ok((sample(text, 'restock_http_request_duration_seconds_sum', latency) ?? -1) >= 0);
         assert.equal(sample(text, 'restock_http_request_duration_seconds_bucket', { le: '+Inf', ...latency }), 1);
         assert.ok((sample(text, 'restock_process_cpu_user_seconds_total') ?? 0) > 0, 'process metrics');
-        if (kind.name === 'sqlite') assert.ok((sample(text, 'restock_store_database_bytes') ?? 0) > 0);
+        if (kind.name === 'sqlite') {
+          assert.ok((sample(text, 'restock_store_database_bytes') ?? 0) > 0);
+          const transactions = sample(text, 'restock_store_group_commit_transactions') ?? 0;
+          const writes = sample(text, 'restock_store_group_commit_writes') ?? 0;
+          assert.ok(transactions >= 1 && writes >= transactions, `${writes} writes in ${transactions} transactions`);
+        }
         if (kind.name === 'postgres') {
           const idle = sample(text, 'restock_store_pool_connections', { state: 'idle' }) ?? -1;
           assert.ok(idle >= 1, 'the pool has kept a connection');

@@ -73,6 +73,16 @@ export function openSqliteStore(
         // Every worker sees the same file.
         aggregator: 'max',
       },
+      {
+        name: 'group_commit_transactions',
+        help: 'Transactions (and so fsyncs) the group commit has made since start.',
+        read: () => commits.stats.batches,
+      },
+      {
+        name: 'group_commit_writes',
+        help: 'Writes committed by the group commit since start; over transactions, the mean batch size.',
+        read: () => commits.stats.units,
+      },
     ],
     collection,
     idempotency: sqliteIdempotencyKeys(db, commits),
