@@ -6,12 +6,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { openStore } from '../src/store/open-store.js';
+import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
+import { postgresDialectFor } from '../src/store/postgres/postgres-dialect.js';
+import { foldCase } from '../src/store/sql/case-fold.js';
+import { selectPage } from '../src/store/sql/list-sql.js';
 import { runCommand, startServer } from './helpers/server.js';
 import { POSTGRES_AVAILABLE, postgresKind } from './helpers/stores.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const json = { 'content-type': 'application/json' };
+
+/** The store options of an instance whose users' schema makes email unique. */
+const WITH_UNIQUE_EMAIL = {
+  ...DEFAULT_STORE_OPTIONS,
+  unique: [{ collection: 'users', path: ['email'], ignoreCase: true }],
+};
 
 describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer' }, () => {
   it('answers 503 with Retry-After while the database is cut off, stays up, and recovers by itself', async () => {
@@ -85,12 +94,71 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
     try {
       const stores = await Promise.all(Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'])));
       await Promise.all(stores.map((store) => store.close()));
+      // Unique indexes are made under the same lock: ten starts creating one index all succeed.
+      const starts = await Promise.allSettled(
+        Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'], WITH_UNIQUE_EMAIL)),
+      );
+      for (const start of starts) if (start.status === 'fulfilled') await start.value.close();
+      const failed = starts.filter((start) => start.status === 'rejected').map((start) => String(start.reason));
+      assert.deepEqual(failed, [], 'every instance with a unique field started');
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       const { rows } = await client.query('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version');
       await client.end();
       assert.ok(rows.length > 0);
       for (const row of rows) assert.equal(row.n, 1, `migration ${row.version} recorded once`);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('folds case in search alike with ICU and without it (a table of code points), as JavaScript does', async () => {
+    const db = await postgresKind.create();
+    const store = await openStore(db.url, ['things']);
+    const client = new pg.Client({ connectionString: db.url });
+    try {
+      const texts = ['Éclair au café', 'ΟΔΟΣ', 'Straße', 'ПРИВЕТ мир', 'İstanbul', 'plain ASCII', '漢字 ǅ', 'Ωmega'];
+      await store.collection('things').createMany(texts.map((text) => JSON.stringify({ text })));
+      await client.connect();
+      const needles = ['éclair', 'CAFÉ', 'σ', 'ς', 'STRAẞE', 'привет', 'İSTANBUL', 'ascii', 'ǆ', '字', 'ωMEGA', 'x'];
+      for (const search of needles) {
+        const expected = texts.filter((text) => foldCase(text).includes(foldCase(search)));
+        for (const hasIcu of [true, false]) {
+          const query = { where: [], search, sort: [], limit: 100 };
+          const sql = selectPage(postgresDialectFor(hasIcu), () => false, 'things', 'data', query);
+          const { rows } = await client.query<{ data: { text: string } }>(sql.text, sql.values);
+          assert.deepEqual(
+            rows.map((row) => row.data.text),
+            expected,
+            `${search} ${hasIcu ? 'with' : 'without'} ICU`,
+          );
+        }
+      }
+    } finally {
+      await client.end();
+      await store.close();
+      await db.drop();
+    }
+  });
+
+  it('refuses ten starts together over duplicates, each in one line naming them', async () => {
+    const db = await postgresKind.create();
+    try {
+      const plain = await openStore(db.url, ['users', 'products']);
+      const users = plain.collection('users');
+      const [first, second] = await users.createMany(['{"email":"dup@example.com"}', '{"email":"DUP@example.com"}']);
+      await plain.close();
+      const starts = await Promise.allSettled(
+        Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'], WITH_UNIQUE_EMAIL)),
+      );
+      for (const start of starts) {
+        assert.equal(start.status, 'rejected');
+        const error = (start as PromiseRejectedResult).reason as Error;
+        assert.equal(error.name, 'StoreSetupError', error.message);
+        assert.match(error.message, /^cannot make users\.email unique: 2 share "dup@example\.com"/);
+        assert.ok(error.message.includes(`ids ${first?.id}, ${second?.id}`), error.message);
+        assert.ok(!error.message.includes('\n'));
+      }
     } finally {
       await db.drop();
     }

@@ -89,6 +89,11 @@ for (const kind of STORE_KINDS) {
       );
       const statuses = results.map((r) => r.statusCode).sort();
       assert.deepEqual(statuses, [201, ...Array(9).fill(409)]);
+      for (const refused of results.filter((r) => r.statusCode === 409)) {
+        const taken = problem(refused, 409, 'unique-conflict');
+        assert.deepEqual(taken.errors, [{ pointer: '/email', message: 'is already taken' }]);
+        assert.match(taken.detail, /email/);
+      }
     });
 
     it('checks the record as a merge would leave it, and writes nothing when it fails', async () => {
@@ -119,6 +124,27 @@ for (const kind of STORE_KINDS) {
       const retried = await post('user', payload, { 'idempotency-key': 'retry-1' });
       assert.equal(retried.statusCode, 201);
       assert.equal(retried.headers['idempotent-replayed'], undefined);
+    });
+  });
+
+  describe(`a unique field inside an object (${kind.name})`, () => {
+    const schemas = mkdtempSync(join(tmpdir(), 'restock-schemas-'));
+    writeFileSync(join(schemas, 'products.schema.json'), '{"type": "object", "x-unique": ["meta.code"]}');
+    const ctx = useApp(kind, { schemas });
+
+    it('answers 409 naming the field by its pointer', async () => {
+      await create(ctx.app, 'product', { name: 'a', meta: { code: 'M-1' } });
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/product/',
+        headers: JSON_HEADERS,
+        payload: { name: 'b', meta: { code: 'M-1' } },
+      });
+      const taken = problem(response, 409, 'unique-conflict');
+      assert.deepEqual(taken.errors, [{ pointer: '/meta/code', message: 'is already taken' }]);
+      assert.match(taken.detail, /meta\.code/);
+      await create(ctx.app, 'product', { name: 'c', meta: { code: 'M-2' } });
+      await create(ctx.app, 'product', { name: 'd', code: 'M-1' });
     });
   });
 

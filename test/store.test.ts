@@ -1,8 +1,8 @@
 /** The storage interface itself, run against every store. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../src/store/open-store.js';
-import type { Store } from '../src/store/store.js';
+import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
+import { type Store, type UniqueField, UniqueViolationError } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
@@ -171,11 +171,89 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('searches ignoring case beyond ASCII, the same on every store', async () => {
+      const things = store.collection('things');
+      const texts = ['Éclair au café', 'ΟΔΟΣ', 'Straße', 'ПРИВЕТ мир', 'plain ascii'];
+      await things.createMany(texts.map((text) => JSON.stringify({ nested: { text } })));
+      const cases: [string, string[]][] = [
+        ['éclair', ['Éclair au café']],
+        ['CAFÉ', ['Éclair au café']],
+        ['οδος', ['ΟΔΟΣ']],
+        // A final sigma is a sigma: σ and ς find each other.
+        ['σ', ['ΟΔΟΣ']],
+        ['ς', ['ΟΔΟΣ']],
+        ['STRAẞE', ['Straße']],
+        ['привет МИР', ['ПРИВЕТ мир']],
+        ['PLAIN', ['plain ascii']],
+        ['strasse', []],
+      ];
+      for (const [search, expected] of cases) {
+        const found = await things.list({ where: [], search, sort: [], limit: 100 });
+        assert.deepEqual(
+          found.map((r) => JSON.parse(r.data).nested?.text),
+          expected,
+          search,
+        );
+        assert.equal(await things.count({ where: [], search }), expected.length, `count of ${search}`);
+      }
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
       assert.ok((await store.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
     });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`unique fields (${kind.name})`, () => {
+    const sku: UniqueField = { collection: 'products', path: ['sku'], ignoreCase: false };
+    const code: UniqueField = { collection: 'products', path: ['meta', 'code'], ignoreCase: true };
+    const open = (db: TestDatabase, unique: UniqueField[]) =>
+      openStore(db.url, ['products'], { ...DEFAULT_STORE_OPTIONS, unique });
+    /** Runs `test` on a fresh database, dropped afterwards. */
+    const onFreshDatabase = async (test: (db: TestDatabase) => Promise<void>) => {
+      const db = await kind.create();
+      try {
+        await test(db);
+      } finally {
+        await db.drop();
+      }
+    };
+
+    it('stops holding a field dropped from x-unique: a duplicate is then stored', () =>
+      onFreshDatabase(async (db) => {
+        const strict = await open(db, [sku]);
+        await strict.collection('products').create('{"sku":"S-1"}');
+        await assert.rejects(strict.collection('products').create('{"sku":"S-1"}'), UniqueViolationError);
+        await strict.close();
+        const relaxed = await open(db, []);
+        try {
+          const again = await relaxed.collection('products').create('{"sku":"S-1"}');
+          assert.equal(JSON.parse(again.data).sku, 'S-1');
+        } finally {
+          await relaxed.close();
+        }
+      }));
+
+    it('names the field of a unique index that another instance made (a newer configuration)', () =>
+      onFreshDatabase(async (db) => {
+        const older = await open(db, []);
+        try {
+          await older.collection('products').create('{"meta":{"code":"C-1"}}');
+          await (await open(db, [code])).close();
+          await assert.rejects(
+            older.collection('products').create('{"meta":{"code":"c-1"}}'),
+            (error: Error) =>
+              error instanceof UniqueViolationError &&
+              error.collection === 'products' &&
+              error.path.join('.') === 'meta.code',
+          );
+        } finally {
+          await older.close();
+        }
+      }));
   });
 }
 

@@ -164,6 +164,10 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
     );
   }
   if (error instanceof UniqueViolationError) {
+    // A unique index the store could not trace to a field (one an operator made by hand).
+    if (error.path.length === 0) {
+      return new HttpProblem('unique-conflict', 'Another record already has a value that must be unique.');
+    }
     const field = error.path.join('.');
     return new HttpProblem('unique-conflict', `Another record already has this ${field}; ${field} must be unique.`, {
       errors: [{ pointer: `/${error.path.join('/')}`, message: 'is already taken' }],

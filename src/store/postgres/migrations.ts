@@ -94,13 +94,14 @@ export const migrations: readonly PostgresMigration[] = [
 const MIGRATION_LOCK = 0x7265_7374; // "rest"
 
 /**
- * Brings the database up to the newest version and creates the indexes `extra` asks for
- * (each an idempotent statement run under the same lock); returns the versions applied.
+ * Brings the database up to the newest version, then runs `setup` (the configured
+ * indexes) in the same transaction, under the same lock, so that instances starting
+ * together never race on DDL; returns the versions applied.
  */
 export async function migrate(
   client: PoolClient,
   collections: readonly string[],
-  extra: readonly string[] = [],
+  setup: (client: PoolClient) => Promise<void> = async () => {},
 ): Promise<number[]> {
   const applied: number[] = [];
   await client.query('BEGIN');
@@ -122,7 +123,7 @@ export async function migrate(
       ]);
       applied.push(migration.version);
     }
-    for (const statement of extra) await client.query(statement);
+    await setup(client);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL side of the shared list-query builder (see ../sql/dialect.ts): paths as
  * text arrays for `#>`, values through jsonb_typeof, text compared with COLLATE "C" so
- * that strings order by code point exactly as on SQLite, whatever the database's locale.
+ * that strings order by code point exactly as on SQLite, whatever the database's locale;
+ * search folds case through ICU (or a table), not the locale either.
  */
+import { type foldCase, foldTable } from '../sql/case-fold.js';
 import type { SqlDialect } from '../sql/dialect.js';
 
 const typeOf = (p: string) => `jsonb_typeof(data #> ${p})`;
@@ -27,13 +29,54 @@ export const postgresDialect: SqlDialect = {
       ? `(CASE ${typeOf(p)} WHEN 'string' THEN lower((data #>> ${p}) COLLATE "C") ELSE data #>> ${p} END)`
       : `(data #>> ${p})`,
   ],
+  // An index definition or a violation's detail: jsonb_typeof(data #> '{meta,code}'::text[]), …
+  uniquePath: (definition) => /#>>? '\{([^}]*)\}'/.exec(definition)?.[1]?.split(','),
   idList: () => "string_agg(id::text, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(strpos(${haystack}, ${needle}::text) > 0)`,
   arrayHas: (path, value, param) =>
     `(${typeOf(path)} = 'array' AND (data #> ${path}) @> jsonb_build_array(${param(JSON.stringify(value))}::jsonb))`,
-  search: (needle) =>
-    `EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v ` +
-    `WHERE jsonb_typeof(v) = 'string' AND strpos(lower(v #>> '{}'), lower(${needle}::text)) > 0)`,
+  search: searchWith(foldWithIcu),
   seeksRowValues: true,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
 };
+
+/** The ICU collation whose lower() follows Unicode's root rules, as JavaScript's does. */
+export const ICU_ROOT_COLLATION = 'und-x-icu';
+
+/**
+ * The dialect for a server with or without ICU. Without, search folds through a table of
+ * code points: the same results, more slowly for text beyond ASCII.
+ */
+export function postgresDialectFor(hasIcu: boolean): SqlDialect {
+  return hasIcu ? postgresDialect : { ...postgresDialect, search: searchWith(foldWithTable) };
+}
+
+/** Search in every string of the record, folded by `fold`, for the (folded) needle. */
+function searchWith(fold: (text: string) => string): SqlDialect['search'] {
+  return (needle) =>
+    `EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v ` +
+    `WHERE jsonb_typeof(v) = 'string' AND strpos(${fold("(v #>> '{}')")}, ${needle}::text) > 0)`;
+}
+
+/** {@link foldCase} as SQL: the database's locale plays no part. */
+function foldWithIcu(text: string): string {
+  return `translate(lower(${text} COLLATE "${ICU_ROOT_COLLATION}"), 'ς', 'σ')`;
+}
+
+/**
+ * {@link foldCase} as SQL without ICU. translate() looks each character up in a list of
+ * some 1,500, so ASCII text, the common case, takes the quick lower() of the C collation.
+ */
+function foldWithTable(text: string): string {
+  const { from, to, multiple } = foldTable();
+  const replaced = multiple.reduce((sql, [char, folded]) => `replace(${sql}, ${quote(char)}, ${quote(folded)})`, text);
+  return (
+    `(CASE WHEN octet_length(${text}) = length(${text}) THEN lower(${text} COLLATE "C") ` +
+    `ELSE translate(${replaced}, ${quote(from)}, ${quote(to)}) END)`
+  );
+}
+
+/** A SQL string literal (standard_conforming_strings, on since PostgreSQL 9.1). */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

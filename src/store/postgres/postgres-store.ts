@@ -4,14 +4,19 @@
  * lives in the process, so any number of instances may share one database.
  */
 import pg from 'pg';
+import type { SqlDialect } from '../sql/dialect.js';
 import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
 import {
   createUniqueIndexSql,
   type DuplicateRow,
-  duplicatesMessage,
+  dropIndexSql,
+  type ExistingIndex,
   selectDuplicatesSql,
+  staleUniqueIndexes,
   toDuplicate,
+  uniqueIndexFailure,
   uniqueIndexName,
+  uniqueViolation,
 } from '../sql/unique-sql.js';
 import {
   type Collection,
@@ -22,14 +27,13 @@ import {
   type Store,
   type StoredRecord,
   type StoreOptions,
-  StoreSetupError,
   type UniqueField,
-  UniqueViolationError,
+  type UniqueViolationError,
   type WriteConditions,
 } from '../store.js';
 import { guard as guardAvailability } from './errors.js';
 import { migrate } from './migrations.js';
-import { postgresDialect } from './postgres-dialect.js';
+import { ICU_ROOT_COLLATION, postgresDialect, postgresDialectFor } from './postgres-dialect.js';
 
 /** The columns of a {@link StoredRecord}. */
 const COLUMNS = 'id, data::text AS data, version, created_at AS "createdAt", updated_at AS "updatedAt"';
@@ -64,11 +68,15 @@ export async function openPostgresStore(
   // crash the process.
   pool.on('error', () => {});
 
+  let dialect = postgresDialect;
   try {
     const client = await guardAvailability(() => pool.connect());
     try {
-      await migrate(client, collections, createIndexStatements(postgresDialect, options.indexes));
-      for (const field of options.unique) await createUniqueIndex(client, field);
+      await migrate(client, collections, async (locked) => {
+        for (const statement of createIndexStatements(postgresDialect, options.indexes)) await locked.query(statement);
+        await syncUniqueIndexes(locked, collections, options.unique);
+      });
+      dialect = postgresDialectFor(await hasIcu(client));
       // A write is acknowledged only once PostgreSQL has flushed it; a server configured
       // with synchronous_commit = off would ack before that, so restock's sessions opt back in.
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
@@ -85,9 +93,9 @@ export async function openPostgresStore(
   }
 
   const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
-  const guard = <T>(run: () => Promise<T>): Promise<T> => guardWith(uniqueByIndex, run);
+  const guard = <T>(run: () => Promise<T>): Promise<T> => guardWith(uniqueByIndex, collections, run);
   const collection = collectionLookup(collections, (name) =>
-    postgresCollection(pool, guard, name, indexedIn(options.indexes, name)),
+    postgresCollection(pool, dialect, guard, name, indexedIn(options.indexes, name)),
   );
   return {
     dialect: 'postgres',
@@ -116,6 +124,7 @@ export async function openPostgresStore(
 
 function postgresCollection(
   pool: pg.Pool,
+  dialect: SqlDialect,
   guard: <T>(run: () => Promise<T>) => Promise<T>,
   table: string,
   isIndexed: (path: readonly string[]) => boolean,
@@ -174,12 +183,12 @@ function postgresCollection(
   return {
     async list(query) {
       // Unnamed: list queries take many shapes, and a connection would keep each one prepared.
-      const sql = selectPage(postgresDialect, isIndexed, table, COLUMNS, query);
+      const sql = selectPage(dialect, isIndexed, table, COLUMNS, query);
       const { rows } = await guard(() => pool.query(sql.text, sql.values));
       return rows.map((row) => listedRecord(row, sql.positionColumns));
     },
     async count(query) {
-      const sql = selectCount(postgresDialect, isIndexed, table, query);
+      const sql = selectCount(dialect, isIndexed, table, query);
       const { rows } = await guard(() => pool.query<{ n: string }>(sql.text, sql.values));
       return Number(rows[0]?.n ?? 0);
     },
@@ -254,30 +263,67 @@ function postgresCollection(
   };
 }
 
+/**
+ * Makes the unique indexes of the fields `unique` declares and drops those restock made
+ * for fields it no longer declares. Runs under the migration lock: concurrent CREATE
+ * INDEX statements on one name would fail each other.
+ */
+async function syncUniqueIndexes(
+  client: pg.PoolClient,
+  collections: readonly string[],
+  unique: readonly UniqueField[],
+): Promise<void> {
+  const { rows } = await client.query<ExistingIndex>(
+    `SELECT tablename AS "table", indexname AS name, indexdef LIKE 'CREATE UNIQUE %' AS "unique"
+     FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY($1)`,
+    [collections],
+  );
+  for (const name of staleUniqueIndexes(rows, unique)) await client.query(dropIndexSql(name));
+  for (const field of unique) await createUniqueIndex(client, field);
+}
+
 /** Creates the unique index of `field`; records that already share a value stop the start, named. */
 async function createUniqueIndex(client: pg.PoolClient, field: UniqueField): Promise<void> {
+  // A failed statement aborts the whole transaction; the savepoint keeps it usable for
+  // reading the duplicates that made it fail.
+  await client.query('SAVEPOINT unique_index');
   try {
     await client.query(createUniqueIndexSql(postgresDialect, field));
   } catch (error) {
     if ((error as { code?: string }).code !== '23505') throw error;
+    await client.query('ROLLBACK TO SAVEPOINT unique_index');
     const { rows } = await client.query<DuplicateRow>(selectDuplicatesSql(postgresDialect, field, 3));
-    throw new StoreSetupError(duplicatesMessage(field, rows.map(toDuplicate)));
+    throw uniqueIndexFailure(field, rows, error);
   }
+  await client.query('RELEASE SAVEPOINT unique_index');
+}
+
+/** Whether the server has ICU's root collation, which search folds case with. */
+async function hasIcu(client: pg.PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ found: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = $1) AS found',
+    [ICU_ROOT_COLLATION],
+  );
+  return rows[0]?.found === true;
 }
 
 /**
  * Runs a database call, turning unavailability into StoreUnavailableError and a unique
- * index's refusal (SQLSTATE 23505) into {@link UniqueViolationError} naming its field.
+ * index's refusal (SQLSTATE 23505) on a collection into {@link UniqueViolationError}.
  */
-async function guardWith<T>(unique: ReadonlyMap<string, UniqueField>, run: () => Promise<T>): Promise<T> {
+async function guardWith<T>(
+  unique: ReadonlyMap<string, UniqueField>,
+  collections: readonly string[],
+  run: () => Promise<T>,
+): Promise<T> {
   try {
     return await guardAvailability(run);
   } catch (error) {
-    const field =
-      (error as { code?: string }).code === '23505'
-        ? unique.get((error as pg.DatabaseError).constraint ?? '')
-        : undefined;
-    if (field) throw new UniqueViolationError(field.collection, field.path);
+    const { code, table = '', constraint = '', detail = '' } = error as pg.DatabaseError;
+    // A taken id (restore) is not a unique field's conflict: it is passed on as it is.
+    if (code === '23505' && collections.includes(table) && constraint !== `${table}_pkey`) {
+      throw uniqueViolation(postgresDialect, unique, { index: constraint, table, definition: detail });
+    }
     throw error;
   }
 }

@@ -10,6 +10,8 @@
  * Sorting by (rank, number, text) gives the same order on every store, and a filter on
  * one type never matches another.
  */
+import type { foldCase } from './case-fold.js';
+
 export interface SqlDialect {
   /** The SQL for the `n`-th parameter (1-based). */
   placeholder(n: number): string;
@@ -27,13 +29,21 @@ export interface SqlDialect {
    * which a unique index never counts as a duplicate.
    */
   uniqueTerms(path: string, ignoreCase: boolean): [string, string];
+  /**
+   * The field path a unique index holds, read back from its definition or from the
+   * database's account of a violation of it; undefined when the text names none.
+   */
+  uniquePath(definition: string): string[] | undefined;
   /** An aggregate of the ids of a group as text, comma-separated in id order. */
   idList(): string;
   /** Whether the text expression `haystack` contains the text parameter `needle`. */
   containsText(haystack: string, needle: string): string;
   /** Whether the array at `path` has an element equal to `value`. */
   arrayHas(path: string, value: string | number | boolean | null, param: (value: unknown) => string): string;
-  /** Whether some string anywhere in the record contains the parameter `needle`, ignoring case. */
+  /**
+   * Whether some string anywhere in the record, its case folded as {@link foldCase} does,
+   * contains the parameter `needle` (folded already).
+   */
   search(needle: string): string;
   /**
    * Whether the planner seeks an index with a row-value comparison on expression columns

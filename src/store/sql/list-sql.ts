@@ -17,6 +17,7 @@ import {
   type Position,
   type SortKey,
 } from '../store.js';
+import { foldCase } from './case-fold.js';
 import { RANK, type SqlDialect } from './dialect.js';
 
 /** A piece of SQL and the parameters it binds, in order. */
@@ -78,7 +79,7 @@ class Builder {
   /** The SQL of all conditions and the search, joined with AND ('' when there are none). */
   where(query: Pick<ListQuery, 'where' | 'search'>): string[] {
     const parts = query.where.map((condition) => this.condition(condition));
-    if (query.search !== undefined) parts.push(this.dialect.search(this.param(query.search)));
+    if (query.search !== undefined) parts.push(this.dialect.search(this.param(foldCase(query.search))));
     return parts;
   }
 

@@ -3,7 +3,7 @@
  * query that finds the records that would break one.
  */
 import { createHash } from 'node:crypto';
-import type { Duplicate, UniqueField } from '../store.js';
+import { type Duplicate, StoreSetupError, type UniqueField, UniqueViolationError } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 
 /** The index that keeps `field` unique; its name is how a violation is traced back to the field. */
@@ -12,7 +12,39 @@ export function uniqueIndexName(field: UniqueField): string {
     .update(`${field.path.join('.')}${field.ignoreCase ? '/i' : ''}`)
     .digest('hex')
     .slice(0, 6);
-  return `${`${field.collection}_unique_${field.path.join('_')}`.slice(0, 48)}_${digest}`;
+  return `${uniqueIndexPrefix(field.collection, field.path.join('_'))}_${digest}`;
+}
+
+function uniqueIndexPrefix(collection: string, path: string): string {
+  return `${collection}_unique_${path}`.slice(0, 48);
+}
+
+/** An index of a collection's table, as the database lists it. */
+export interface ExistingIndex {
+  table: string;
+  name: string;
+  unique: boolean;
+}
+
+/**
+ * The unique indexes restock made (named by {@link uniqueIndexName}) for fields that
+ * `declared` no longer lists: dropping them is what takes a field out of x-unique.
+ * Indexes named otherwise are the operator's, and left alone.
+ */
+export function staleUniqueIndexes(existing: readonly ExistingIndex[], declared: readonly UniqueField[]): string[] {
+  const wanted = new Set(declared.map(uniqueIndexName));
+  return existing
+    .filter(({ table, name, unique }) => unique && !wanted.has(name) && isUniqueIndexName(table, name))
+    .map(({ name }) => name);
+}
+
+function isUniqueIndexName(table: string, name: string): boolean {
+  const prefix = uniqueIndexPrefix(table, '');
+  return name.length <= 55 && name.startsWith(prefix) && /^.*_[0-9a-f]{6}$/.test(name.slice(prefix.length));
+}
+
+export function dropIndexSql(name: string): string {
+  return `DROP INDEX IF EXISTS "${name}"`;
 }
 
 export function createUniqueIndexSql(dialect: SqlDialect, field: UniqueField): string {
@@ -47,6 +79,38 @@ function literalPath(dialect: SqlDialect, path: readonly string[]): string {
     },
     true,
   );
+}
+
+/**
+ * What a start reports when the unique index of `field` cannot be made: the records
+ * that share a value, in one line; or, when none do, the database's own `error`.
+ */
+export function uniqueIndexFailure(field: UniqueField, duplicates: readonly DuplicateRow[], error: unknown): unknown {
+  return duplicates.length > 0 ? new StoreSetupError(duplicatesMessage(field, duplicates.map(toDuplicate))) : error;
+}
+
+/** A unique index's refusal of a write, as the database reports it. */
+export interface Violation {
+  index: string;
+  /** The collection's table. */
+  table: string;
+  /** The index's definition, or the database's account of the violation. */
+  definition: string;
+}
+
+/**
+ * The {@link UniqueViolationError} of a violation: naming the field of `known` whose index
+ * it is, else (an index made by an instance with a newer x-unique, or by the operator) the
+ * field the index definition shows, else none; a conflict all the same, never a failure.
+ */
+export function uniqueViolation(
+  dialect: SqlDialect,
+  known: ReadonlyMap<string, UniqueField>,
+  { index, table, definition }: Violation,
+): UniqueViolationError {
+  const field = known.get(index);
+  if (field) return new UniqueViolationError(field.collection, field.path);
+  return new UniqueViolationError(table, dialect.uniquePath(definition) ?? []);
 }
 
 /** One line naming the records that keep `field` from being unique. */

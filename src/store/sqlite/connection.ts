@@ -1,10 +1,12 @@
 /**
  * Opening a SQLite database the way restock needs it: a busy timeout for the write lock
- * other processes may hold, WAL, every commit fsynced, and the schema migrated.
+ * other processes may hold, WAL, every commit fsynced, restock's SQL functions, and the
+ * schema migrated.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database, { type Database as Db } from 'better-sqlite3';
+import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
 import { migrate } from './migrations.js';
 
 /** How long a writer waits for another process's write lock before giving up (ms). */
@@ -23,6 +25,8 @@ export function openConnection(path: string, collections: readonly string[], ext
   // FULL: a commit returns only once the WAL is fsynced, so an acknowledged write survives
   // a power loss, not just a crash of the process.
   db.pragma('synchronous = FULL');
+  // For q= search (see sqlite-dialect.ts); deterministic, so SQLite may reuse its results.
+  db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
   migrate(db, collections, extra);
   return db;
 }

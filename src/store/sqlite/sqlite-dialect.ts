@@ -3,6 +3,7 @@
  * `$."a"."b"`, values through json_type/json_extract, text in SQLite's binary order (code
  * points).
  */
+import { FOLD_CASE_FUNCTION } from '../sql/case-fold.js';
 import type { SqlDialect } from '../sql/dialect.js';
 
 const RANK_OF_TYPE =
@@ -29,6 +30,11 @@ export const sqliteDialect: SqlDialect = {
       ? `(CASE json_type(data, ${p}) WHEN 'text' THEN lower(json_extract(data, ${p})) ELSE json_extract(data, ${p}) END)`
       : `json_extract(data, ${p})`,
   ],
+  // The index's SQL as created: json_type(data, '$."meta"."code"'), …
+  uniquePath(definition) {
+    const path = /'\$((?:\."[^"]*")+)'/.exec(definition)?.[1];
+    return path === undefined ? undefined : [...path.matchAll(/"([^"]*)"/g)].map((match) => match[1] as string);
+  },
   idList: () => "group_concat(id, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(instr(${haystack}, ${needle}) > 0)`,
   arrayHas(path, value, param) {
@@ -42,8 +48,9 @@ export const sqliteDialect: SqlDialect = {
             : `type = 'text' AND atom = ${param(value)}`;
     return `(json_type(data, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(data, ${path}) WHERE ${element}))`;
   },
+  // SQLite's own lower() folds ASCII only; the function the connection registers folds as PostgreSQL does.
   search: (needle) =>
-    `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(lower(atom), lower(${needle})) > 0)`,
+    `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(${FOLD_CASE_FUNCTION}(atom), ${needle}) > 0)`,
   seeksRowValues: false,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
 };

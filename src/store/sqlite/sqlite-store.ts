@@ -9,10 +9,14 @@ import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage
 import {
   createUniqueIndexSql,
   type DuplicateRow,
-  duplicatesMessage,
+  dropIndexSql,
+  type ExistingIndex,
   selectDuplicatesSql,
+  staleUniqueIndexes,
   toDuplicate,
+  uniqueIndexFailure,
   uniqueIndexName,
+  uniqueViolation,
 } from '../sql/unique-sql.js';
 import {
   type Collection,
@@ -23,10 +27,9 @@ import {
   type Store,
   type StoredRecord,
   type StoreOptions,
-  StoreSetupError,
   StoreUnavailableError,
   type UniqueField,
-  UniqueViolationError,
+  type UniqueViolationError,
   type WriteConditions,
 } from '../store.js';
 import { openConnection } from './connection.js';
@@ -44,10 +47,16 @@ export function openSqliteStore(
   options: Pick<StoreOptions, 'indexes' | 'unique'>,
 ): Store {
   const db = openConnection(path, collections, createIndexStatements(sqliteDialect, options.indexes));
-  for (const field of options.unique) createUniqueIndex(db, field);
+  try {
+    syncUniqueIndexes(db, collections, options.unique);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 
   const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
-  const mapError = (error: unknown) => toStoreError(uniqueByIndex, error);
+  const violationOf = uniqueViolationReader(db, uniqueByIndex, collections);
+  const mapError = (error: unknown) => toStoreError(violationOf, error);
   const guard = <T>(run: () => T): T => {
     try {
       return run();
@@ -97,6 +106,25 @@ export function openSqliteStore(
   };
 }
 
+/**
+ * Makes the unique indexes of the fields `unique` declares and drops those restock made
+ * for fields it no longer declares, in one transaction that holds the write lock.
+ */
+function syncUniqueIndexes(db: Db, collections: readonly string[], unique: readonly UniqueField[]): void {
+  const indexes = db.prepare(
+    `SELECT tbl_name AS "table", name, sql LIKE 'CREATE UNIQUE %' AS "unique" FROM sqlite_master
+     WHERE type = 'index' AND tbl_name IN (SELECT value FROM json_each(?))`,
+  );
+  db.transaction(() => {
+    const existing = (indexes.all(JSON.stringify(collections)) as ExistingIndex[]).map((index) => ({
+      ...index,
+      unique: Boolean(index.unique),
+    }));
+    for (const name of staleUniqueIndexes(existing, unique)) db.exec(dropIndexSql(name));
+    for (const field of unique) createUniqueIndex(db, field);
+  }).immediate();
+}
+
 /** Creates the unique index of `field`; records that already share a value stop the start, named. */
 function createUniqueIndex(db: Db, field: UniqueField): void {
   try {
@@ -104,8 +132,27 @@ function createUniqueIndex(db: Db, field: UniqueField): void {
   } catch (error) {
     if (!/UNIQUE/.test(String((error as Error).message))) throw error;
     const found = db.prepare(selectDuplicatesSql(sqliteDialect, field, 3)).all() as DuplicateRow[];
-    throw new StoreSetupError(duplicatesMessage(field, found.map(toDuplicate)));
+    throw uniqueIndexFailure(field, found, error);
   }
+}
+
+/**
+ * Reads which collection and field a unique index's refusal concerns. SQLite names only
+ * the index, so an index this instance did not make is looked up in the schema.
+ */
+function uniqueViolationReader(
+  db: Db,
+  known: ReadonlyMap<string, UniqueField>,
+  collections: readonly string[],
+): (error: Error) => UniqueViolationError | undefined {
+  const definition = db.prepare(`SELECT tbl_name AS "table", sql FROM sqlite_master WHERE type = 'index' AND name = ?`);
+  return (error) => {
+    const index = /index '([^']+)'/.exec(error.message)?.[1];
+    if (index === undefined) return undefined;
+    const found = definition.get(index) as { table: string; sql: string | null } | undefined;
+    if (!found || !collections.includes(found.table)) return undefined;
+    return uniqueViolation(sqliteDialect, known, { index, table: found.table, definition: found.sql ?? '' });
+  };
 }
 
 /**
@@ -294,12 +341,11 @@ function sqliteIdempotencyKeys(db: Db, commits: GroupCommit): IdempotencyKeys {
  * {@link StoreUnavailableError}, a unique index's refusal {@link UniqueViolationError}
  * naming its field; anything else passes unchanged.
  */
-function toStoreError(unique: ReadonlyMap<string, UniqueField>, error: unknown): unknown {
+function toStoreError(violationOf: (error: Error) => UniqueViolationError | undefined, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    const index = /index '([^']+)'/.exec((error as Error).message)?.[1];
-    const field = index === undefined ? undefined : unique.get(index);
-    if (field) return new UniqueViolationError(field.collection, field.path);
+    const violation = violationOf(error as Error);
+    if (violation) return violation;
   }
   if (typeof code === 'string' && UNAVAILABLE.test(code)) {
     return new StoreUnavailableError(`SQLite is unavailable (${code})`, { cause: error });
