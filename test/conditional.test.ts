@@ -72,6 +72,36 @@ for (const kind of STORE_KINDS) {
       assert.equal((await tunnelled('GET', 'DELETE', String(changed.headers.etag))).statusCode, 200);
     });
 
+    it('checks If-Match on PATCH, sent or tunnelled: 412 when stale, 200 when current', async () => {
+      const made = await create(ctx.app, 'user', { name: 'a', keep: 1 });
+      let current = String((await ctx.app.inject({ url: `/user/${made.id}/` })).headers.etag);
+      const patches = {
+        sent: (headers: Record<string, string>) => ({ method: 'PATCH' as const, headers }),
+        tunnelled: (headers: Record<string, string>) => ({
+          method: 'POST' as const,
+          headers: { ...headers, 'HTTP-X-HTTP-METHOD': 'PATCH' },
+        }),
+      };
+      for (const [how, request] of Object.entries(patches)) {
+        const patch = (ifMatch: string) =>
+          ctx.app.inject({
+            ...request({ 'content-type': 'application/merge-patch+json', 'if-match': ifMatch }),
+            url: `/user/${made.id}/`,
+            payload: { name: how },
+          });
+        const changed = await patch(current);
+        assert.equal(changed.statusCode, 200, `${how}: ${changed.body}`);
+        assert.deepEqual([body(changed).name, body(changed).keep], [how, 1]);
+        const stale = current;
+        current = String(changed.headers.etag);
+        assert.notEqual(current, stale);
+        problem(await patch(stale), 412, 'precondition-failed');
+        const read = await ctx.app.inject({ url: `/user/${made.id}/` });
+        assert.equal(body(read).name, how, `${how}: nothing written`);
+        assert.equal(read.headers.etag, current);
+      }
+    });
+
     it('lets exactly one of ten concurrent writers with the same If-Match win', async () => {
       const made = await create(ctx.app, 'user', { n: 0 });
       const etag = String((await ctx.app.inject({ url: `/user/${made.id}/` })).headers.etag);

@@ -48,6 +48,28 @@ for (const kind of STORE_KINDS) {
       }
     }
 
+    it('tunnels a PATCH sent as application/merge-patch+json, merging it', async () => {
+      for (const singular of ['user', 'product']) {
+        const made = await create(ctx.app, singular, { keep: 'k', drop: 'x', nested: { a: 1, b: 2 } });
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: `/${singular}/${made.id}/`,
+          headers: { 'content-type': 'application/merge-patch+json', 'HTTP-X-HTTP-METHOD': 'PATCH' },
+          payload: { drop: null, nested: { b: null, c: 3 }, added: true },
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.headers['cache-control'], 'no-store');
+        const merged = body(response);
+        const { id, createdAt } = made;
+        assert.deepEqual(
+          { ...merged, updatedAt: '' },
+          { id, keep: 'k', nested: { a: 1, c: 3 }, added: true, createdAt, updatedAt: '' },
+          'null removes a field, absent ones stay, nested objects merge',
+        );
+        assert.deepEqual(body(await ctx.app.inject({ url: `/${singular}/${made.id}/` })), merged);
+      }
+    });
+
     it('routes by the effective method: POST carrying GET reads, GET carrying POST creates', async () => {
       const made = await create(ctx.app, 'user', { name: 'read me' });
       const read = await ctx.app.inject({

@@ -1,6 +1,7 @@
 /** SPEC §3 and §4: records, system fields, limits, and the operations' statuses and bodies. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { RESOURCES } from '../src/resources.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
@@ -19,6 +20,9 @@ for (const kind of STORE_KINDS) {
           headers,
           payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
         });
+      /** Sends a JSON text to modify record `id` with `method`. */
+      const modify = (method: 'PUT' | 'PATCH', id: number) => (payload: string) =>
+        ctx.app.inject({ method, url: `/${singular}/${id}/`, headers: JSON_HEADERS, payload });
 
       it('creates: 201, the record with id first, Location, ETag and JSON content type', async () => {
         const response = await post({ name: 'Ada', tags: ['a', 'b'] });
@@ -67,17 +71,35 @@ for (const kind of STORE_KINDS) {
         const made = body(await post({ id: 999999, createdAt: 'yesterday', updatedAt: 'never', name: 'x' }));
         assert.notEqual(made.id, 999999);
         assert.match(String(made.createdAt), RFC3339_MS);
-        const put = await ctx.app.inject({
-          method: 'PUT',
-          url: `/${singular}/${made.id}/`,
-          headers: JSON_HEADERS,
-          payload: { id: 5, createdAt: '2000-01-01T00:00:00.000Z', name: 'y' },
-        });
-        const changed = body(put);
-        assert.equal(changed.id, made.id);
-        assert.equal(changed.createdAt, made.createdAt);
-        assert.equal(changed.name, 'y');
-        assert.deepEqual(Object.keys(changed), ['id', 'name', 'createdAt', 'updatedAt']);
+        for (const method of ['PUT', 'PATCH'] as const) {
+          // Well-formed times, one in the future, so that only the server can have set what comes back.
+          const sent = { id: 5, createdAt: '2000-01-01T00:00:00.000Z', updatedAt: '2999-01-01T00:00:00.000Z' };
+          const response = await modify(method, made.id as number)(JSON.stringify({ ...sent, name: method }));
+          const changed = body(response);
+          assert.equal(changed.id, made.id, method);
+          assert.equal(changed.createdAt, made.createdAt, method);
+          assert.ok(String(changed.updatedAt) >= String(made.updatedAt), method);
+          assert.ok(String(changed.updatedAt) <= new Date().toISOString(), `${method}: ${changed.updatedAt}`);
+          assert.equal(changed.name, method);
+          assert.deepEqual(Object.keys(changed), ['id', 'name', 'createdAt', 'updatedAt']);
+          assert.deepEqual(body(await ctx.app.inject({ url: `/${singular}/${made.id}/` })), changed);
+        }
+      });
+
+      it('moves updatedAt forward on every modify, PUT and PATCH, and keeps createdAt', async () => {
+        const made = await create(ctx.app, singular, { n: 0 });
+        let last: Record<string, unknown> = made;
+        for (const method of ['PUT', 'PATCH', 'PUT'] as const) {
+          await sleep(3); // times have millisecond resolution
+          const response = await modify(method, made.id)(JSON.stringify({ n: method }));
+          assert.equal(response.statusCode, 200, response.body);
+          const changed = body(response);
+          assert.equal(changed.createdAt, made.createdAt, method);
+          assert.match(String(changed.updatedAt), RFC3339_MS);
+          assert.ok(String(changed.updatedAt) > String(last.updatedAt), `${method}: ${changed.updatedAt}`);
+          assert.deepEqual(body(await ctx.app.inject({ url: `/${singular}/${made.id}/` })), changed);
+          last = changed;
+        }
       });
 
       it('never reuses an id, even after the newest record is deleted', async () => {
@@ -229,6 +251,56 @@ for (const kind of STORE_KINDS) {
         const inName = problem(await post('{"a\\u0000":1}'), 400, 'invalid-record');
         assert.equal(inName.errors?.[0]?.pointer, '/a\u0000');
         assert.equal((await post('{"a":"\\\\u0000 is only text"}')).statusCode, 201, 'an escaped backslash is not NUL');
+      });
+
+      it('refuses an integer literal a double cannot keep exactly, on create and on modify (400)', async () => {
+        const made = await create(ctx.app, singular, { n: 1 });
+        const senders = [post, modify('PUT', made.id), modify('PATCH', made.id)];
+        const refused: [string, string][] = [
+          ['{"n":9007199254740993}', '/n'],
+          ['{"n":12345678901234567890}', '/n'],
+          // A double, but written back as 18446744073709552000: another integer to an exact reader.
+          ['{"n":18446744073709551616}', '/n'],
+          ['{"a":{"b":[1,-9007199254740993]}}', '/a/b/1'],
+          ['{"list":[{"deep":[0,12345678901234567890]}],"ok":1e300}', '/list/0/deep/1'],
+          // Scanning on past a literal too large for any double (Infinity) must not throw.
+          [`{"a":9007199254740993,"b":${'1'.repeat(400)}}`, '/a'],
+        ];
+        for (const send of senders) {
+          for (const [text, pointer] of refused) {
+            const refusal = problem(await send(text), 400, 'invalid-record');
+            assert.equal(refusal.errors?.[0]?.pointer, pointer, text);
+            assert.match(refusal.detail, /cannot be kept exactly.*as a string/, text);
+          }
+        }
+        assert.deepEqual(body(await ctx.app.inject({ url: `/${singular}/${made.id}/` })), made, 'nothing written');
+      });
+
+      it('keeps integers beyond 2^53 that a double holds exactly, digit for digit, and exponent forms', async () => {
+        const text =
+          '{"max":9007199254740992,"neg":-9007199254740994,"e20":100000000000000000000,"big":1e300,' +
+          '"fraction":9007199254740993.5,"nested":{"list":[9007199254740992]},"asText":"12345678901234567890"}';
+        const made = await post(text);
+        assert.equal(made.statusCode, 201, made.body);
+        const { id } = body(made);
+        const patched = await modify('PATCH', id as number)('{"added":-9007199254740992}');
+        assert.equal(patched.statusCode, 200, patched.body);
+        const read = await ctx.app.inject({ url: `/${singular}/${id}/` });
+        // The digits themselves, as a client reading integers exactly sees them (PostgreSQL adds blanks).
+        const digits = ['"max": ?9007199254740992,', '"neg": ?-9007199254740994,', '"e20": ?100000000000000000000,'];
+        for (const kept of [...digits, '"list": ?\\[9007199254740992\\]', '"added": ?-9007199254740992,']) {
+          assert.match(read.body, new RegExp(kept));
+        }
+        const got = body(read);
+        assert.equal(got.big, 1e300);
+        assert.equal(got.fraction, 2 ** 53 + 2, 'a fraction is a double, as in I-JSON: 9007199254740993.5 rounds');
+        assert.equal(got.asText, '12345678901234567890');
+        // PostgreSQL writes a stored 1e300 back as 10^300 in full: sent back as read, it is
+        // the same number, and accepted.
+        assert.equal((await modify('PUT', id as number)(read.body)).statusCode, 200, 'the record as read goes back');
+        const written = await post(`{"big":1${'0'.repeat(300)},"mid":15${'0'.repeat(24)}}`);
+        assert.equal(written.statusCode, 201, written.body);
+        assert.deepEqual([body(written).big, body(written).mid], [1e300, 1.5e25]);
       });
 
       it('leaves the record untouched when a modification is rejected', async () => {

@@ -150,7 +150,7 @@ function prepare(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new BadRecord(line, 'a record must be a JSON object');
   }
-  const broken = checkLimits(value, limits);
+  const broken = checkLimits(value, limits, { text });
   if (broken) throw new BadRecord(line, `${broken.pointer || '/'}: ${broken.message}`);
   const fields = clientFields(value);
   const [violation, ...more] = schema?.check(fields) ?? [];

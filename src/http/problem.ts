@@ -21,7 +21,8 @@ export const PROBLEM_TYPES = {
   'invalid-record': {
     status: 400,
     title: 'Invalid record',
-    description: 'The body breaks a limit on records: nesting depth, field name length or number range.',
+    description:
+      'The body breaks a limit on records: nesting depth, field name length, a number out of range or an integer a double cannot keep exactly, or U+0000 in text.',
   },
   'invalid-query': {
     status: 400,
