@@ -134,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // The generator first, so that it sees every route; metrics next, so that they count them all.
-  await registerOpenApi(app, RESOURCES, schemas);
+  await registerOpenApi(app, RESOURCES, schemas, config);
   registerMetrics(app, store);
   await registerApiDocs(app);
   const consolePage = await registerConsole(app);

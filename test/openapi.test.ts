@@ -13,7 +13,8 @@ import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { RESOURCES } from '../src/resources.js';
-import { body, create, JSON_HEADERS } from './helpers/app.js';
+import { body, create, JSON_HEADERS, useApp } from './helpers/app.js';
+import { injectAs, withKeys } from './helpers/keys.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -28,8 +29,21 @@ interface Operation {
   tags?: string[];
   parameters?: { in: string; name: string }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
-  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }>; headers?: object }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
+  >;
 }
+
+/** The paths anyone may call when keys are configured, and those the rate limit leaves alone. */
+const PUBLIC_PATHS = ['/', '/healthz', '/readyz', '/openapi.json', '/openapi.yaml', '/problems/{kind}'];
+const PROBE_PATHS = ['/healthz', '/readyz'];
+/** The headers each refusal of the guards documents (and sends). */
+const GUARD_HEADERS: Record<string, string[]> = {
+  '401': ['WWW-Authenticate'],
+  '403': ['WWW-Authenticate'],
+  '429': ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+};
 
 /** `/user/:id/` as OpenAPI writes it: `/user/{id}/`. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
@@ -95,16 +109,16 @@ for (const kind of STORE_KINDS) {
         const Name = resource.singular.charAt(0).toUpperCase() + resource.singular.slice(1);
         const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [
-          ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '500', '503']],
+          ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '429', '500', '503']],
           [
             'create',
             doc.paths[`/${resource.singular}/`]?.post,
-            ['201', '400', '409', '413', '415', '422', '500', '503'],
+            ['201', '400', '409', '413', '415', '422', '429', '500', '503'],
           ],
-          ['read', item.get, ['200', '304', '400', '404', '500', '503']],
-          ['modify', item.put, ['200', '400', '404', '412', '413', '415', '500', '503']],
-          ['patch', item.patch, ['200', '400', '404', '412', '413', '415', '500', '503']],
-          ['delete', item.delete, ['200', '204', '400', '404', '412', '500', '503']],
+          ['read', item.get, ['200', '304', '400', '404', '429', '500', '503']],
+          ['modify', item.put, ['200', '400', '404', '412', '413', '415', '429', '500', '503']],
+          ['patch', item.patch, ['200', '400', '404', '412', '413', '415', '429', '500', '503']],
+          ['delete', item.delete, ['200', '204', '400', '404', '412', '429', '500', '503']],
         ];
         for (const [name, operation, statuses] of operations) {
           assert.ok(operation, `${resource.plural} ${name}`);
@@ -142,6 +156,10 @@ for (const kind of STORE_KINDS) {
         for (const name of ['limit', 'cursor', 'sort', 'q']) assert.ok(query.includes(name), `list documents ${name}`);
         assert.ok(doc.components.schemas[Name]?.required, `${Name} requires the system fields`);
       }
+    });
+
+    it('documents 429 wherever the rate limit (on by default) counts, and no 401 or 403 without keys', () => {
+      assertGuards(doc, { keys: false, rateLimit: true });
     });
 
     it('describes what the server really answers', async () => {
@@ -218,6 +236,86 @@ for (const kind of STORE_KINDS) {
   });
 }
 
+for (const kind of STORE_KINDS) {
+  describe(`the OpenAPI document with API keys and a small request budget (${kind.name})`, () => {
+    let db: TestDatabase;
+    let app: FastifyInstance;
+    let doc: OpenApiDocument;
+    before(async () => {
+      db = await kind.create();
+      app = await buildApp({
+        config: defaultConfig(withKeys({ databaseUrl: db.url, rateLimitMax: 5 })),
+        logStream: false,
+      });
+      doc = body<OpenApiDocument>(await app.inject({ url: '/openapi.json' }));
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    it('is still a valid document, with 401 and 429 on guarded operations, and 403 on writes', async () => {
+      const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
+      assert.equal(result.valid, true, JSON.stringify(result.errors));
+      assertGuards(doc, { keys: true, rateLimit: true });
+    });
+
+    it('describes the refusals the server really sends, headers included', async () => {
+      const check = conformance(doc);
+      const item = doc.paths['/user/{id}/'];
+      check(await injectAs(app, 'none', { url: '/users/' }), doc.paths['/users/']?.get, 'no key');
+      check(await injectAs(app, 'unknown', { url: '/metrics' }), doc.paths['/metrics']?.get, 'unknown key');
+      const write = { method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: { a: 1 } } as const;
+      check(await injectAs(app, 'read', write), doc.paths['/user/']?.post, 'read key writes');
+      const tunnelled = { method: 'POST', url: '/user/1/', headers: { 'x-http-method': 'DELETE' } } as const;
+      check(await injectAs(app, 'read', tunnelled), item?.delete, 'read key deletes, tunnelled');
+      // The write key's budget is 5 requests a window: the sixth read is over it.
+      const reads = [];
+      for (let i = 0; i < 6; i++) reads.push(await injectAs(app, 'write', { url: '/user/1/' }));
+      for (const read of reads) check(read, item?.get, `read ${reads.indexOf(read) + 1} of 6`);
+      assert.equal(reads.at(-1)?.statusCode, 429);
+    });
+  });
+
+  describe(`the OpenAPI document with the rate limit off (${kind.name})`, () => {
+    const ctx = useApp(kind, { rateLimitMax: 0 });
+
+    it('documents no 429, nor 401 or 403 without keys', async () => {
+      assertGuards(body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json' })), {
+        keys: false,
+        rateLimit: false,
+      });
+    });
+  });
+}
+
+/**
+ * Checks that every operation documents exactly the refusals of the guards in front of it:
+ * 401 with keys, but for the public paths; 403 where a write key is needed; 429 where the
+ * rate limit counts. Each is a problem with the headers a client needs.
+ */
+function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit: boolean }) {
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS.filter((m) => item[m])) {
+      const responses = item[method]?.responses ?? {};
+      const guarded = settings.keys && !PUBLIC_PATHS.includes(path);
+      const expected = {
+        '401': guarded,
+        '403': guarded && method !== 'get',
+        '429': settings.rateLimit && !PROBE_PATHS.includes(path),
+      };
+      for (const [status, documented] of Object.entries(expected)) {
+        const what = `${method} ${path} ${status}`;
+        const response = responses[status];
+        assert.equal(response !== undefined, documented, what);
+        if (!response) continue;
+        assert.equal(response.content?.['application/problem+json']?.schema.$ref, '#/components/schemas/Problem', what);
+        assert.deepEqual(Object.keys(response.headers ?? {}), GUARD_HEADERS[status], what);
+      }
+    }
+  }
+}
+
 describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
   let db: TestDatabase;
   let app: FastifyInstance;
@@ -285,6 +383,11 @@ function conformance(doc: OpenApiDocument) {
   return (response: LightMyRequestResponse, operation: Operation | undefined, what: string) => {
     const documented = operation?.responses[String(response.statusCode)];
     assert.ok(documented, `${what}: status ${response.statusCode} is documented`);
+    if (response.statusCode >= 400) {
+      for (const name of Object.keys(documented.headers ?? {})) {
+        assert.ok(response.headers[name.toLowerCase()] !== undefined, `${what}: ${name} is sent`);
+      }
+    }
     const type = String(response.headers['content-type']).split(';')[0] as string;
     const schema = documented.content?.[type]?.schema;
     if (!schema) {

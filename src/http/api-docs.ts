@@ -3,15 +3,19 @@
  * schemas (at /openapi.json and /openapi.yaml), and a reference page at /docs/ served by
  * @fastify/swagger-ui from the files in its package, with "try it" against this server.
  */
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
+import { type Config, defaultConfig } from '../config.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { PROBLEM_SCHEMA_ID, ProblemSchema } from '../schemas/problem.js';
 import { recordSchemas } from '../schemas/record.js';
+import { problemResponsesOf } from '../schemas/responses.js';
 import { VERSION } from '../version.js';
+import { PUBLIC_ROUTES, publicRouteMatcher, READ_METHODS } from './auth.js';
+import { PROBE_ROUTES } from './limits.js';
 import { OVERRIDE_HEADER_NAMES } from './method-override.js';
 import { registerPaths } from './paths.js';
 import { JSON_TYPE } from './record-response.js';
@@ -38,17 +42,23 @@ Every path also answers without its trailing slash, and with the plural for one 
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
 describes it.`;
 
+/** What the document needs of the configuration: whether API keys and the request budget are on. */
+export type ApiDocsConfig = Pick<Config, 'apiKeys' | 'apiKeysFile' | 'rateLimitMax'>;
+
 /**
  * Registers the document's generator, with the problem schema and each collection's record
  * schemas as components, derived from the schema the collection validates with (`schemas`,
- * the operator's) or any object. Call it before any route is added: @fastify/swagger learns
- * the routes as they are registered.
+ * the operator's) or any object. Every operation also documents the refusals of the guards
+ * in front of it, as `config` sets them up (by default: the request budget, no keys). Call
+ * it before any route is added: @fastify/swagger learns the routes as they are registered.
  */
 export async function registerOpenApi(
   app: FastifyInstance,
   resources: readonly ResourceDefinition[],
   schemas: ReadonlyMap<string, CollectionSchema> = new Map(),
+  config: ApiDocsConfig = defaultConfig(),
 ): Promise<void> {
+  app.addHook('onRoute', (route) => documentGuards(route, config));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -74,6 +84,35 @@ export async function registerOpenApi(
       security: [{}, { apiKey: [] }],
     },
   });
+}
+
+const isPublicRoute = publicRouteMatcher(PUBLIC_ROUTES);
+
+/**
+ * Adds to a documented route the problems the guards registered before every route can
+ * answer: 429 when the request budget is on (the probes are exempt); with API keys, 401
+ * on every route but the public ones (a wrong key is refused even where reads are public),
+ * and 403 where a write key is needed. The guards are hooks, not part of the routes'
+ * docs, so they are documented here, where the configuration is known; the route's own
+ * docs (its `swaggerTransform`, src/http/paths.ts) win where both name a status.
+ */
+function documentGuards(route: RouteOptions, config: ApiDocsConfig): void {
+  const transform = route.config?.swaggerTransform;
+  if (!transform) return;
+  const guarded = !isPublicRoute(route.url) && config.apiKeys.length + config.apiKeysFile.length > 0;
+  const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
+  const responses = problemResponsesOf([
+    ...(guarded ? (['unauthorized'] as const) : []),
+    ...(guarded && writes ? (['forbidden'] as const) : []),
+    ...(config.rateLimitMax > 0 && !PROBE_ROUTES.has(route.url) ? (['too-many-requests'] as const) : []),
+  ]);
+  if (Object.keys(responses).length === 0) return;
+  const withGuards: SwaggerTransform = (input) => {
+    const documented = transform(input);
+    const schema = documented.schema as { response?: object };
+    return { ...documented, schema: { ...schema, response: { ...responses, ...schema.response } } };
+  };
+  route.config = { ...route.config, swaggerTransform: withGuards };
 }
 
 /** Serves the document at /openapi.json and /openapi.yaml, and the reference page. */

@@ -61,7 +61,8 @@ export const PUBLIC_ROUTES: readonly string[] = [
 
 export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { keys: [], publicReads: false, publicRoutes: PUBLIC_ROUTES };
 
-const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The methods a `read` key may use; every other method needs a `write` key. */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 const KEY_TEXT = /^[A-Za-z0-9\-._~+/]+=*$/;
 const KEY_HASH = /^sha256:([0-9a-f]{64})$/i;
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -136,10 +137,7 @@ export function duplicateKeys(keys: readonly ApiKey[]): string | undefined {
  */
 export function registerAccessControl(app: FastifyInstance, options: AccessOptions): void {
   if (options.keys.length === 0) return;
-  const exact = new Set(options.publicRoutes.filter((route) => !route.endsWith('/*')));
-  const below = options.publicRoutes.filter((route) => route.endsWith('/*')).map((route) => route.slice(0, -1));
-  const isPublic = (route: string | undefined) =>
-    route !== undefined && (exact.has(route) || below.some((prefix) => route.startsWith(prefix)));
+  const isPublic = publicRouteMatcher(options.publicRoutes);
   app.decorateRequest(identityKey, 'none');
   app.addHook('onRequest', async (request) => {
     (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
@@ -148,6 +146,16 @@ export function registerAccessControl(app: FastifyInstance, options: AccessOptio
     if (!isPublic(request.routeOptions.url) && !isPreflight(request)) authorize(request, options);
     return payload;
   });
+}
+
+/**
+ * Whether a route, by its registered URL pattern, is among `publicRoutes` (where a
+ * pattern ending in `/*` covers every route below it).
+ */
+export function publicRouteMatcher(publicRoutes: readonly string[]): (route: string | undefined) => boolean {
+  const exact = new Set(publicRoutes.filter((route) => !route.endsWith('/*')));
+  const below = publicRoutes.filter((route) => route.endsWith('/*')).map((route) => route.slice(0, -1));
+  return (route) => route !== undefined && (exact.has(route) || below.some((prefix) => route.startsWith(prefix)));
 }
 
 /**
@@ -189,7 +197,7 @@ function identify(header: string | undefined, keys: readonly ApiKey[]): Identity
 }
 
 function authorize(request: FastifyRequest, options: AccessOptions): void {
-  const needs: Scope = SAFE_METHODS.has(request.method) ? 'read' : 'write';
+  const needs: Scope = READ_METHODS.has(request.method) ? 'read' : 'write';
   const identity = (request as IdentifiedRequest)[identityKey];
   if (identity === 'none') {
     if (needs === 'read' && options.publicReads) return;

@@ -38,6 +38,12 @@ export const ResponseHeaders = {
   totalCount: Type.Integer({ description: 'How many records match, when Prefer: count=exact asked.' }),
   replayed: Type.String({ description: 'true when this is the stored answer to an earlier request with the key.' }),
   retryAfter: Type.String({ description: 'Seconds to wait before retrying.' }),
+  rateLimitLimit: Type.Integer({ description: 'Requests allowed per window (the IETF RateLimit header draft).' }),
+  rateLimitRemaining: Type.Integer({ description: 'Requests left in the current window.' }),
+  rateLimitReset: Type.Integer({ description: 'Seconds until the window resets.' }),
+  wwwAuthenticate: Type.String({
+    description: 'The Bearer challenge: error="invalid_token" for an unknown key, "insufficient_scope" for a read key.',
+  }),
   allow: Type.String({ description: 'The methods the path takes.' }),
   preferenceApplied: Type.String({ description: 'return=minimal when the Prefer header was honoured.' }),
 };
@@ -45,13 +51,31 @@ export const ResponseHeaders = {
 /** Problems any request can end in, whatever the route. */
 const ALWAYS: readonly ProblemKind[] = ['bad-request', 'invalid-method-override', 'internal-error'];
 
+/** The headers an error response carries, by status: what a client needs to retry or authenticate. */
+const PROBLEM_HEADERS: Readonly<Partial<Record<number, Record<string, TSchema>>>> = {
+  401: { 'WWW-Authenticate': ResponseHeaders.wwwAuthenticate },
+  403: { 'WWW-Authenticate': ResponseHeaders.wwwAuthenticate },
+  429: {
+    'Retry-After': ResponseHeaders.retryAfter,
+    'RateLimit-Limit': ResponseHeaders.rateLimitLimit,
+    'RateLimit-Remaining': ResponseHeaders.rateLimitRemaining,
+    'RateLimit-Reset': ResponseHeaders.rateLimitReset,
+  },
+  503: { 'Retry-After': ResponseHeaders.retryAfter },
+};
+
 /**
  * The error responses of an operation: one per status among `kinds` (plus those any
  * request can get), each an RFC 9457 problem, described by the problem types it stands for.
  */
 export function problemResponses(kinds: readonly ProblemKind[]): Record<number, ResponseSchema> {
+  return problemResponsesOf([...ALWAYS, ...kinds]);
+}
+
+/** The error responses for exactly `kinds`, one per status: to add to those an operation documents. */
+export function problemResponsesOf(kinds: readonly ProblemKind[]): Record<number, ResponseSchema> {
   const byStatus = new Map<number, ProblemKind[]>();
-  for (const kind of [...ALWAYS, ...kinds]) {
+  for (const kind of kinds) {
     const status = PROBLEM_TYPES[kind].status;
     const same = byStatus.get(status) ?? [];
     if (!same.includes(kind)) byStatus.set(status, [...same, kind]);
@@ -61,9 +85,10 @@ export function problemResponses(kinds: readonly ProblemKind[]): Record<number, 
     const description = sameStatus
       .map((kind) => `${PROBLEM_TYPES[kind].title} (${problemTypeUri(kind)}): ${PROBLEM_TYPES[kind].description}`)
       .join(' ');
+    const headers = PROBLEM_HEADERS[status];
     responses[status] = {
       description,
-      ...(status === 503 ? { headers: { 'Retry-After': ResponseHeaders.retryAfter } } : {}),
+      ...(headers ? { headers } : {}),
       content: { 'application/problem+json': { schema: componentRef(PROBLEM_SCHEMA_ID) } },
     };
   }
