@@ -141,8 +141,10 @@ class Builder {
     const column = typeof field === 'string' ? this.dialect.columns[field] : undefined;
     const [rank, number, text] = column ? [undefined, undefined, column] : this.valueTerms(field as { path: string[] });
     const typeCheck = rank ? `${rank} = ${RANK.string} AND ${number} = 0 AND ` : '';
-    // The range lets an index narrow the scan; the substring comparison is the exact test.
-    return `(${typeCheck}${text} >= ${this.param(prefix)} AND substr(${text}, 1, ${this.param(length)}) = ${this.param(prefix)})`;
+    // The range lets an index narrow the scan to the prefix; the substring comparison is the exact test.
+    const below = successor(prefix);
+    const upper = below === undefined ? '' : ` AND ${text} < ${this.param(below)}`;
+    return `(${typeCheck}${text} >= ${this.param(prefix)}${upper} AND substr(${text}, 1, ${this.param(length)}) = ${this.param(prefix)})`;
   }
 
   /**
@@ -319,4 +321,21 @@ export function createIndexStatements(dialect: SqlDialect, fields: readonly Inde
 export function indexedIn(fields: readonly IndexedField[], collection: string): IsIndexed {
   const paths = new Set(fields.filter((f) => f.collection === collection).map((f) => f.path.join('.')));
   return (path) => paths.has(path.join('.'));
+}
+
+/**
+ * The first string in code-point order (the order both stores compare text in) after every
+ * string that starts with `prefix`: its last code point raised by one, or undefined when
+ * no string follows them all (an empty prefix, or one of nothing but U+10FFFF).
+ */
+export function successor(prefix: string): string | undefined {
+  const points = [...prefix].map((char) => char.codePointAt(0) as number);
+  while (points.length > 0) {
+    const last = (points.pop() as number) + 1;
+    if (last > 0x10ffff) continue;
+    // Surrogates are not characters: after U+D7FF comes U+E000.
+    points.push(last >= 0xd800 && last <= 0xdfff ? 0xe000 : last);
+    return String.fromCodePoint(...points);
+  }
+  return undefined;
 }
