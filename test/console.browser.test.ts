@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { RESOURCES } from '../src/resources.js';
 import { launchChromium } from './helpers/browser.js';
+import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { sqliteKind, type TestDatabase } from './helpers/stores.js';
 
@@ -41,11 +43,19 @@ describe('the console and the reference page in Chromium', () => {
     await db?.drop();
   });
 
-  /** The API itself, as any client sees it. */
-  const api = async (method: string, path: string, payload?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, {
+  /** The API itself, as any client sees it: this suite's server, or `origin` with `key`. */
+  const api = async (
+    method: string,
+    path: string,
+    payload?: unknown,
+    { origin = server.url, key }: { origin?: string; key?: string } = {},
+  ) => {
+    const response = await fetch(`${origin}${path}`, {
       method,
-      headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
       body: payload === undefined ? undefined : JSON.stringify(payload),
     });
     const text = await response.text();
@@ -82,6 +92,38 @@ describe('the console and the reference page in Chromium', () => {
 
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 
+  /** Presses the button named `button` and resolves with the response to `method` on `url`. */
+  const press = async (button: string, url: string, method: string) => {
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url() === url && r.request().method() === method),
+      page.getByRole('button', { name: button, exact: true }).click(),
+    ]);
+    return response;
+  };
+
+  /** Puts `fields` in the editor, then {@link press}es `button`. */
+  const submit = async (fields: unknown, button: string, url: string, method: string) => {
+    await page.locator('#record-json').fill(typeof fields === 'string' ? fields : JSON.stringify(fields, null, 2));
+    return press(button, url, method);
+  };
+
+  /** Deletes the record in the editor, confirming the browser's dialog. */
+  const deleteShown = (url: string, method: string) => {
+    page.once('dialog', (dialog) => dialog.accept());
+    return press('Delete', url, method);
+  };
+
+  /** The ids of the rows on screen, in order. */
+  const shownIds = () => page.locator('#records tbody button.open').allTextContents();
+
+  /** Waits (a few seconds at most) until the table shows exactly the records `expected`, in order. */
+  const showsIds = async (expected: string[]) => {
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
+      if (JSON.stringify(await shownIds()) === JSON.stringify(expected)) return;
+    }
+    assert.deepEqual(await shownIds(), expected, 'the rows on screen');
+  };
+
   for (const tunnel of [false, true]) {
     for (const { plural, singular } of RESOURCES) {
       const mode = tunnel ? 'switch on' : 'switch off';
@@ -94,11 +136,7 @@ describe('the console and the reference page in Chromium', () => {
         // Create.
         await page.getByRole('button', { name: 'New record' }).click();
         const fields = { name: `${singular} made ${mode}`, price: 12.5, nested: { keep: 1, drop: 2 }, gone: true };
-        await page.locator('#record-json').fill(JSON.stringify(fields, null, 2));
-        const [created] = await Promise.all([
-          page.waitForResponse((r) => r.url() === `${server.url}/${singular}/` && r.request().method() === 'POST'),
-          page.getByRole('button', { name: `Create ${singular}` }).click(),
-        ]);
+        const created = await submit(fields, `Create ${singular}`, `${server.url}/${singular}/`, 'POST');
         assert.equal(created.status(), 201);
         const id = ((await created.json()) as { id: number }).id;
         const item = `/${singular}/${id}/`;
@@ -111,17 +149,13 @@ describe('the console and the reference page in Chromium', () => {
 
         // Edit: change a field, add one, remove one, and remove one nested field.
         const edited = { name: `${singular} edited ${mode}`, price: 12.5, nested: { keep: 1 }, added: [1, 2] };
-        await page.locator('#record-json').fill(JSON.stringify(edited, null, 2));
         const tunnelledBefore = await requestCount({
           route: `/${singular}/:id/`,
           method: 'PUT',
           tunnelled: String(tunnel),
           status: '200',
         });
-        const [saved] = await Promise.all([
-          page.waitForResponse((r) => r.url() === `${server.url}${item}`),
-          page.getByRole('button', { name: 'Save changes' }).click(),
-        ]);
+        const saved = await submit(edited, 'Save changes', `${server.url}${item}`, tunnel ? 'POST' : 'PUT');
         assert.equal(saved.status(), 200);
         const sent = saved.request();
         assert.equal(sent.method(), tunnel ? 'POST' : 'PUT', 'the method on the wire');
@@ -147,14 +181,8 @@ describe('the console and the reference page in Chromium', () => {
         assert.deepEqual(stored, edited, 'the record, read through the API, is what the editor showed');
         await shot(`${singular}-${tunnel ? 'tunnel' : 'plain'}-edited`);
 
-        // Delete, confirming the browser's dialog.
-        page.once('dialog', (dialog) => dialog.accept());
-        const [deleted] = await Promise.all([
-          page.waitForResponse(
-            (r) => r.url() === `${server.url}${item}` && r.request().method() === (tunnel ? 'POST' : 'DELETE'),
-          ),
-          page.getByRole('button', { name: 'Delete' }).click(),
-        ]);
+        // Delete.
+        const deleted = await deleteShown(`${server.url}${item}`, tunnel ? 'POST' : 'DELETE');
         assert.equal(deleted.status(), 200);
         assert.equal(deleted.request().headers()['http-x-http-method'], tunnel ? 'DELETE' : undefined);
         await page
@@ -177,11 +205,7 @@ describe('the console and the reference page in Chromium', () => {
     await openConsole('users');
     await page.getByRole('button', { name: 'New record' }).click();
     const longName = 'k'.repeat(201);
-    await page.locator('#record-json').fill(JSON.stringify({ profile: { [longName]: 1 } }));
-    const [refused] = await Promise.all([
-      page.waitForResponse((r) => r.url() === `${server.url}/user/`),
-      page.getByRole('button', { name: 'Create user' }).click(),
-    ]);
+    const refused = await submit({ profile: { [longName]: 1 } }, 'Create user', `${server.url}/user/`, 'POST');
     assert.equal(refused.status(), 400);
     const problem = (await refused.json()) as { detail: string; errors: { pointer: string }[] };
     const errors = page.locator('#record-errors li');
@@ -207,11 +231,8 @@ describe('the console and the reference page in Chromium', () => {
         .locator('#list-status')
         .filter({ hasText: /No users here/ })
         .waitFor();
-      await page.locator('#record-json').fill(JSON.stringify({ name: '', email: 'not an address' }));
-      const [refused] = await Promise.all([
-        page.waitForResponse((r) => r.url() === `${withSchemas.url}/user/`),
-        page.getByRole('button', { name: 'Create user' }).click(),
-      ]);
+      const fields = { name: '', email: 'not an address' };
+      const refused = await submit(fields, 'Create user', `${withSchemas.url}/user/`, 'POST');
       assert.equal(refused.status(), 422);
       const problem = (await refused.json()) as { errors: { pointer: string; message: string }[] };
       await page.locator('#record-errors li.field-error').first().waitFor();
@@ -256,62 +277,83 @@ describe('the console and the reference page in Chromium', () => {
     await shot('paging');
   });
 
-  it('sends q= and sort=, and shows the problem instead of breaking while the server refuses them', async () => {
-    await api('POST', '/user/', { name: 'needle in a haystack' });
+  /**
+   * Does `action`, which makes the console list records with a request whose query has
+   * `param` (`name=value`), and asserts that the table then shows exactly the records the
+   * API answers to that same request. Resolves with them.
+   */
+  const listedAfter = async (action: () => Promise<void>, param: string) => {
+    const [name, value] = param.split('=');
+    const [response] = await Promise.all([
+      page.waitForResponse(
+        (r) => r.request().method() === 'GET' && new URL(r.url()).searchParams.get(name ?? '') === value,
+      ),
+      action(),
+    ]);
+    assert.equal(response.status(), 200, await response.text());
+    const { pathname, search } = new URL(response.url());
+    const records = (await api('GET', pathname + search)).body as { id: number; name: string }[];
+    await showsIds(records.map((r) => String(r.id)));
+    assert.equal(await page.locator('#list-status.error').count(), 0, 'no problem shown');
+    return records;
+  };
+
+  it('narrows the table with the search box and orders it by a column, as the API answers', async () => {
+    // Created in neither the order of their names nor its reverse; two hold the word
+    // searched for, in different case.
+    const names = ['needle in a haystack', 'kiwi', 'Needle: aardvark', 'mango', 'zebra'];
+    const made: number[] = [];
+    for (const name of names) made.push((await api('POST', '/user/', { name })).body.id);
     await openConsole('users');
-    const rowsBefore = await page.locator('#records tbody tr').count();
+    const unsorted = await shownIds();
 
     await page.getByLabel('Search').fill('needle');
-    const [searched] = await Promise.all([
-      page.waitForResponse((r) => r.url().includes('q=needle')),
-      page.getByRole('button', { name: 'Apply' }).click(),
-    ]);
-    await expectListOutcome(searched.status(), await searched.text(), rowsBefore, (rows) =>
-      rows.every((row) => row.includes('needle')),
+    const found = await listedAfter(() => page.getByRole('button', { name: 'Apply' }).click(), 'q=needle');
+    assert.deepEqual(
+      found.map((r) => r.name),
+      ['needle in a haystack', 'Needle: aardvark'],
+      'q= finds the word in any case, and nothing else',
     );
+    assert.ok(found.length < unsorted.length, 'the search narrows the table');
     await shot('search');
 
     await page.getByLabel('Search').fill('');
-    const [sorted] = await Promise.all([
-      page.waitForResponse((r) => r.url().includes('sort=name')),
-      page.locator('#records thead').getByRole('button', { name: 'name', exact: true }).click(),
-    ]);
-    await expectListOutcome(sorted.status(), await sorted.text(), rowsBefore, (rows) => {
-      const names = rows.map((row) => row.split('\t')[1] ?? '');
-      return names.every((name, i) => i === 0 || (names[i - 1] ?? '') <= name);
-    });
+    const column = (name: string) => page.locator('#records thead').getByRole('button', { name, exact: true });
+    const ascending = await listedAfter(() => column('name').click(), 'sort=name');
+    assert.deepEqual(
+      ascending.filter((r) => made.includes(r.id)).map((r) => r.name),
+      [...names].sort(),
+      'by name, in code point order',
+    );
+    assert.notDeepEqual(
+      ascending.map((r) => String(r.id)),
+      unsorted,
+      'the sort reorders the table',
+    );
+    assert.equal(await page.locator('#records thead th[aria-sort="ascending"]').textContent(), 'name');
+    await shot('sorted');
+
+    // A second click turns the order round (ties by id turn with it).
+    const descending = await listedAfter(() => column('name').click(), 'sort=-name');
+    assert.deepEqual(descending, [...ascending].reverse());
+    assert.equal(await page.locator('#records thead th[aria-sort="descending"]').textContent(), 'name');
   });
 
-  /**
-   * The list after a search or sort: while the server refuses the parameter (400), the
-   * problem's detail is on screen, the rows stay, and the controls remain; once it takes
-   * it, the rows must satisfy `holds`.
-   */
-  async function expectListOutcome(
-    status: number,
-    text: string,
-    rowsBefore: number,
-    holds: (rows: string[]) => boolean,
-  ) {
-    if (status === 400) {
-      const problem = JSON.parse(text) as { detail: string };
-      await page.locator('#list-status.error').filter({ hasText: problem.detail }).waitFor();
-      assert.equal(await page.locator('#records tbody tr').count(), rowsBefore, 'the rows stay');
-      assert.ok(await page.getByLabel('Search').isVisible());
-      assert.ok(await page.getByLabel('Sort').isVisible());
-      return;
-    }
-    assert.equal(status, 200, text);
-    await page.locator('#list-status:not(.error)').waitFor();
-    const rows = await page
-      .locator('#records tbody tr')
-      .evaluateAll((trs) =>
-        (trs as unknown as { cells: ArrayLike<{ textContent: string | null }> }[]).map((tr) =>
-          Array.from(tr.cells, (c) => c.textContent).join('\t'),
-        ),
-      );
-    assert.ok(holds(rows), rows.join('\n'));
-  }
+  it('shows the problem above the table, and keeps the rows, when the server refuses a parameter', async () => {
+    await openConsole('users');
+    const rows = await shownIds();
+    await page.getByLabel('Sort').fill('a"b');
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).searchParams.get('sort') === 'a"b'),
+      page.getByRole('button', { name: 'Apply' }).click(),
+    ]);
+    assert.equal(refused.status(), 400);
+    const problem = (await refused.json()) as { detail: string };
+    await page.locator('#list-status.error').filter({ hasText: problem.detail }).waitFor();
+    assert.deepEqual(await shownIds(), rows, 'the rows stay');
+    assert.ok(await page.getByLabel('Search').isVisible());
+    await shot('refused-parameter');
+  });
 
   it('sends the API key as a bearer token once one is given', async () => {
     await openConsole('users');
@@ -400,6 +442,62 @@ describe('the console and the reference page in Chromium', () => {
     assert.equal(response.status(), 200);
     await list.locator('.live-responses-table .response-col_status').filter({ hasText: '200' }).first().waitFor();
     await shot('docs');
+  });
+
+  it('with API keys: shows the 401 without a key, a read key lists but may not write, a write key creates, edits and deletes', async () => {
+    const keyedDb = await sqliteKind.create();
+    const keyed = await startServer({ DATABASE_URL: keyedDb.url, API_KEYS });
+    const withKey = (key?: string) => ({ origin: keyed.url, key });
+    try {
+      const existing = await api('POST', '/product/', { name: 'there before' }, withKey(WRITE_KEY));
+      assert.equal(existing.status, 201);
+
+      // Another origin than the suite's server: a session storage of its own, with no key.
+      await page.goto(`${keyed.url}/#products`);
+      const unauthorized = await api('GET', '/products/?limit=25', undefined, withKey());
+      assert.equal(unauthorized.status, 401);
+      await page
+        .locator('#list-status.error')
+        .filter({ hasText: /^401 / })
+        .filter({ hasText: unauthorized.body.detail })
+        .waitFor();
+      assert.deepEqual(await shownIds(), [], 'no record shown');
+      await shot('keys-unauthorized');
+
+      /** Enters `key` in the API key field: the console lists the page again, with it. */
+      const enterKey = async (key: string) => {
+        await page.getByLabel('API key').fill(key);
+        const [listed] = await Promise.all([
+          page.waitForResponse((r) => r.url().startsWith(`${keyed.url}/products/`)),
+          page.getByLabel('API key').press('Enter'),
+        ]);
+        assert.equal(listed.status(), 200);
+        assert.equal(listed.request().headers().authorization, `Bearer ${key}`);
+      };
+
+      await enterKey(READ_KEY);
+      await showsIds([String(existing.body.id)]);
+      const create = `${keyed.url}/product/`;
+      const forbidden = await submit({ name: 'not with a read key' }, 'Create product', create, 'POST');
+      assert.equal(forbidden.status(), 403);
+      await page.locator('#record-errors li').filter({ hasText: /^403 / }).waitFor();
+
+      await enterKey(WRITE_KEY);
+      const created = await submit({ name: 'made with a key' }, 'Create product', create, 'POST');
+      assert.equal(created.status(), 201);
+      const item = `/product/${((await created.json()) as { id: number }).id}/`;
+      await page.getByRole('button', { name: 'Save changes' }).waitFor();
+      const saved = await submit({ name: 'edited with a key' }, 'Save changes', `${keyed.url}${item}`, 'PUT');
+      assert.equal(saved.status(), 200);
+      assert.equal((await api('GET', item, undefined, withKey(READ_KEY))).body.name, 'edited with a key');
+      await shot('keys-write');
+      const deleted = await deleteShown(`${keyed.url}${item}`, 'DELETE');
+      assert.equal(deleted.status(), 200);
+      assert.equal((await api('GET', item, undefined, withKey(READ_KEY))).status, 404, 'gone, through the API');
+    } finally {
+      assert.equal(await keyed.stop(), 0);
+      await keyedDb.drop();
+    }
   });
 
   it('made no request to any host but 127.0.0.1, and raised no script error', () => {

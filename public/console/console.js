@@ -195,8 +195,8 @@ function firstPage() {
 }
 
 /**
- * Shows the page at `path`. A refused request (a parameter the server does not take, a
- * missing key) leaves the rows on screen and says why, in the problem's own words.
+ * Shows the page at `path`. A refused request (a malformed parameter such as `sort=a"b`, a
+ * missing or unknown key) leaves the rows on screen and says why, in the problem's own words.
  */
 async function loadPage(path, { earlier = state.earlier } = {}) {
   const collection = state.current;
