@@ -358,11 +358,17 @@ describe('the console and the reference page in Chromium', () => {
   it('sends the API key as a bearer token once one is given', async () => {
     await openConsole('users');
     await page.getByLabel('API key').fill('test-key-123');
+    const lists: string[] = [];
+    const countLists = (r: { url(): string }) => r.url().startsWith(`${server.url}/users/`) && lists.push(r.url());
+    page.on('request', countLists);
     const [reload] = await Promise.all([
       page.waitForRequest((r) => r.url().startsWith(`${server.url}/users/`)),
       page.getByLabel('API key').press('Enter'),
     ]);
     assert.equal(reload.headers().authorization, 'Bearer test-key-123');
+    await page.waitForLoadState('networkidle');
+    page.off('request', countLists);
+    assert.equal(lists.length, 1, 'Enter in the key field reloads the list once');
     await page.getByLabel('API key').fill('');
     await page.getByLabel('API key').press('Enter');
   });

@@ -139,10 +139,7 @@ async function start() {
   ui.tunnel.checked = localStorage.getItem('restock.tunnel') === 'true';
   ui.apiKey.value = sessionStorage.getItem('restock.apiKey') ?? '';
   ui.tunnel.addEventListener('change', () => localStorage.setItem('restock.tunnel', String(ui.tunnel.checked)));
-  ui.apiKey.addEventListener('change', () => {
-    sessionStorage.setItem('restock.apiKey', ui.apiKey.value.trim());
-    if (state.current) loadPage(firstPage());
-  });
+  ui.apiKey.addEventListener('change', applyKey);
 
   const index = await call('GET', '/');
   if (!index.ok || !index.data?.collections) {
@@ -481,8 +478,20 @@ const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 $('settings').addEventListener('submit', (event) => {
   event.preventDefault();
-  ui.apiKey.dispatchEvent(new Event('change'));
+  applyKey();
 });
+
+/**
+ * Keeps the key for the browser session and reloads the page with it. Enter in the key
+ * field fires both the field's change and the form's submit: the second finds the key
+ * already applied and sends nothing.
+ */
+function applyKey() {
+  const key = ui.apiKey.value.trim();
+  if (key === (sessionStorage.getItem('restock.apiKey') ?? '')) return;
+  sessionStorage.setItem('restock.apiKey', key);
+  if (state.current) loadPage(firstPage());
+}
 ui.query.addEventListener('submit', (event) => {
   event.preventDefault();
   loadPage(firstPage(), { earlier: [] });
