@@ -54,7 +54,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const collections = RESOURCES.map((r) => r.plural);
   const schemas = collectionSchemasOf(config, collections);
   const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
+  try {
+    return await assemble(options, store, schemas);
+  } catch (error) {
+    // A plugin that cannot start (Redis unreachable) must not leave the database open.
+    if (!options.store) await store.close();
+    throw error;
+  }
+}
 
+/** The app around an open store: its settings, hooks, plugins and routes. */
+async function assemble(
+  options: AppOptions,
+  store: Store,
+  schemas: ReturnType<typeof collectionSchemasOf>,
+): Promise<FastifyInstance> {
+  const { config } = options;
   const app = Fastify({
     logger:
       options.logStream === false

@@ -13,6 +13,21 @@ export interface TestContext {
   db: TestDatabase;
 }
 
+/**
+ * A fresh database of `kind` for a suite that builds its own apps (several on one database,
+ * or with options `useApp` does not take), dropped after the suite.
+ */
+export function useDatabase(kind: TestStoreKind): { db: TestDatabase } {
+  const context = {} as { db: TestDatabase };
+  before(async () => {
+    context.db = await kind.create();
+  });
+  after(async () => {
+    await context.db?.drop();
+  });
+  return context;
+}
+
 /** Builds an app on a fresh database of `kind` before the suite and tears both down after. */
 export function useApp(kind: TestStoreKind, overrides: Partial<Config> = {}): TestContext {
   const context = {} as TestContext;
@@ -24,6 +39,7 @@ export function useApp(kind: TestStoreKind, overrides: Partial<Config> = {}): Te
     });
     await context.app.ready();
   });
+  // The app first: it holds connections to the database.
   after(async () => {
     await context.app?.close();
     await context.db?.drop();
