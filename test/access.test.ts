@@ -1,7 +1,11 @@
 /**
- * SPEC §9: API keys on every route, by scope and by the effective method (on the wire or
- * tunnelled); public reads; protected mode; keys that never reach a log line; Idempotency-Key
- * scoped by key; CORS for browser clients.
+ * SPEC §9: API keys on every route, by scope and by the effective method (on the wire, or
+ * tunnelled in any of the three override headers), also with public reads and with the
+ * override allowed on POST only; protected mode; keys that never reach a log line;
+ * Idempotency-Key scoped by key; CORS for browser clients.
+ *
+ * Every suite that serves requests runs once per store kind; the checks of settings and of
+ * the protected mode rule read no database and run once.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -26,11 +30,17 @@ import {
   withKeys,
 } from './helpers/keys.js';
 import { runCommand, startServer } from './helpers/server.js';
-import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
+import { STORE_KINDS } from './helpers/stores.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const TUNNELLED: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const SAFE: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * The override's three names (SPEC §5), written out here rather than taken from src: access
+ * control must see the effective method whichever one a client uses, so each tunnelled case
+ * is sent in each.
+ */
+const OVERRIDE_HEADERS = ['HTTP-X-HTTP-METHOD', 'X-HTTP-Method', 'X-HTTP-Method-Override'] as const;
 /**
  * Probes, the index, problem descriptions, the API's description and the console's files:
  * answered to anyone (see SECURITY.md), by the methods they have routes for. Any other
@@ -42,74 +52,156 @@ const PUBLIC_PATHS: ReadonlyMap<string, 'every method' | 'GET and HEAD'> = new M
   ['/readyz', 'every method'],
   ['/problems/not-found', 'every method'],
   ['/openapi.json', 'every method'],
+  ['/openapi.yaml', 'every method'],
   ['/docs/', 'GET and HEAD'],
+  ['/docs/json', 'GET and HEAD'],
   ['/console/console.js', 'GET and HEAD'],
+  ['/console/console.css', 'GET and HEAD'],
 ] as const);
 
-/** Every kind of path: each collection's canonical paths and aliases, the service paths, an unknown one. */
-function matrixPaths(): string[] {
-  const paths: string[] = [];
-  for (const resource of RESOURCES) {
+/**
+ * Every kind of path, in lanes: one per collection (its canonical paths and aliases, whose
+ * requests read or change that collection only), and one for the service paths and an
+ * unknown path, which hold no records.
+ */
+function matrixLanes(): string[][] {
+  const lanes = RESOURCES.map((resource) => {
     const canonical = canonicalPaths(resource);
-    paths.push(
+    return [
       canonical.collection,
       canonical.create,
       canonical.item(1),
       `/${resource.plural}/1/`,
       `/${resource.singular}/2`,
-    );
-  }
-  return [...paths, ...PUBLIC_PATHS.keys(), '/metrics', '/nowhere/'];
+    ];
+  });
+  return [...lanes, [...PUBLIC_PATHS.keys(), '/metrics', '/nowhere/']];
 }
 
-type Transport = 'wire' | 'tunnelled through POST' | 'tunnelled through GET';
+/**
+ * A configuration the matrix runs under. The settings are given as an operator writes them;
+ * what access control must then do is spelled out beside them, not read back from the app.
+ */
+interface Variant {
+  suite: string;
+  claim: string;
+  env: Record<string, string>;
+  publicReads: boolean;
+  /** Whether GET may carry an override (METHOD_OVERRIDE includes get). */
+  tunnelsThroughGet: boolean;
+  /**
+   * Whether each tunnelled case is sent in all three header names, or in one of them in
+   * turn. The first suite proves every scope decision under every name; the others each
+   * change one setting whose effect does not depend on the name that carried the override,
+   * so they take the names in turn: each name still reaches every path by every tunnelled
+   * method, at a third of the cost (the matrix is thousands of requests per store).
+   */
+  everyHeader: boolean;
+}
+
+const VARIANTS: readonly Variant[] = [
+  {
+    suite: 'API keys on every route, by effective method',
+    claim: 'no key and unknown keys: 401; read keys read; write keys do everything; tunnelled like wire',
+    env: {},
+    publicReads: false,
+    tunnelsThroughGet: true,
+    everyHeader: true,
+  },
+  {
+    suite: 'API keys with PUBLIC_READS',
+    claim: 'reads need no key, writes still need a write key, and an unknown key is still refused',
+    env: { PUBLIC_READS: 'true' },
+    publicReads: true,
+    tunnelsThroughGet: true,
+    everyHeader: false,
+  },
+  {
+    suite: 'API keys with METHOD_OVERRIDE=post',
+    claim: 'a GET carrying an override: 400 for every caller; tunnelled through POST, as on the wire',
+    env: { METHOD_OVERRIDE: 'post' },
+    publicReads: false,
+    tunnelsThroughGet: false,
+    everyHeader: false,
+  },
+];
 
 interface Case {
   path: string;
   /** The effective method. */
   method: (typeof METHODS)[number];
-  transport: Transport;
+  /** The method on the wire: `method` itself, or GET or POST carrying `header`. */
+  wire: string;
+  header?: (typeof OVERRIDE_HEADERS)[number];
   credential: Credential;
 }
 
-function* matrix(): Generator<Case> {
-  for (const path of matrixPaths()) {
+/** How a method can reach the server: on the wire and, if it can be tunnelled, through POST and GET. */
+function transports(method: Case['method']): { wire: string; tunnelled: boolean }[] {
+  const wire = { wire: method, tunnelled: false };
+  return TUNNELLED.has(method) ? [wire, { wire: 'POST', tunnelled: true }, { wire: 'GET', tunnelled: true }] : [wire];
+}
+
+function* matrix(variant: Variant, paths: readonly string[]): Generator<Case> {
+  let turn = 0;
+  for (const path of paths) {
     for (const method of METHODS) {
-      const transports: Transport[] = TUNNELLED.has(method)
-        ? ['wire', 'tunnelled through POST', 'tunnelled through GET']
-        : ['wire'];
-      for (const transport of transports) {
-        for (const credential of CREDENTIALS) yield { path, method, transport, credential };
+      for (const { wire, tunnelled } of transports(method)) {
+        for (const credential of CREDENTIALS) {
+          if (!tunnelled) {
+            yield { path, method, wire, credential };
+            continue;
+          }
+          // Rotating, the four credentials of one tunnelled request between them use all three names.
+          const names = variant.everyHeader
+            ? OVERRIDE_HEADERS
+            : [OVERRIDE_HEADERS[turn++ % OVERRIDE_HEADERS.length] as (typeof OVERRIDE_HEADERS)[number]];
+          for (const header of names) yield { path, method, wire, header, credential };
+        }
       }
     }
   }
 }
 
+function labelOf(c: Case): string {
+  const how = c.header ? `tunnelled through ${c.wire} in ${c.header}` : 'on the wire';
+  return `${c.credential} key: ${c.method} ${c.path} (${how})`;
+}
+
 function requestOf(c: Case): InjectOptions {
-  const wire = c.transport === 'wire' ? c.method : c.transport === 'tunnelled through POST' ? 'POST' : 'GET';
-  const headers: Record<string, string> = c.transport === 'wire' ? {} : { 'HTTP-X-HTTP-METHOD': c.method };
+  const headers: Record<string, string> = c.header ? { [c.header]: c.method } : {};
   const withBody = c.method === 'POST' || c.method === 'PUT' || c.method === 'PATCH';
   return {
-    method: wire,
+    method: c.wire as InjectOptions['method'],
     url: c.path,
     headers: withBody ? { ...headers, ...JSON_HEADERS } : headers,
     ...(withBody ? { payload: JSON.stringify({ probe: `${c.method} ${c.path}` }) } : {}),
   };
 }
 
-/** What access control must answer: through to the route, or 401/403 with its challenge. */
-function expectedOutcome(c: Case, publicReads: boolean): 'through' | 401 | 403 {
+type Outcome = 'through' | 400 | 401 | 403;
+
+/** What must be answered before the route: through to it, 401/403 with a challenge, or 400 for the override. */
+function expectedOutcome(c: Case, variant: Variant): Outcome {
+  // The override is checked first, so a GET that may not carry one is refused whoever sends
+  // it, public path or not: no key is looked at, and nothing runs.
+  if (c.header && c.wire === 'GET' && !variant.tunnelsThroughGet) return 400;
   const publicFor = PUBLIC_PATHS.get(c.path);
   if (publicFor === 'every method' || (publicFor && (c.method === 'GET' || c.method === 'HEAD'))) return 'through';
   const safe = SAFE.has(c.method);
-  if (c.credential === 'none') return safe && publicReads ? 'through' : 401;
+  if (c.credential === 'none') return safe && variant.publicReads ? 'through' : 401;
   if (c.credential === 'unknown') return 401;
   if (c.credential === 'read') return safe ? 'through' : 403;
   return 'through';
 }
 
-function assertRefused(response: LightMyRequestResponse, status: 401 | 403, c: Case, label: string) {
+function assertRefused(response: LightMyRequestResponse, status: 400 | 401 | 403, c: Case, label: string) {
   assert.equal(response.statusCode, status, label);
+  if (status === 400) {
+    problem(response, 400, 'invalid-method-override');
+    assert.equal(response.headers['www-authenticate'], undefined, `${label}: no scope decision`);
+    return;
+  }
   if (c.method !== 'HEAD') problem(response, status, status === 401 ? 'unauthorized' : 'forbidden');
   const challenge = String(response.headers['www-authenticate']);
   assert.match(challenge, /^Bearer realm="restock"/, label);
@@ -137,7 +229,7 @@ async function contents(app: FastifyInstance, credential: Credential) {
  * identical app without keys that saw the same requests: the statuses must agree, and in
  * the end both hold the same records, so a refused request changed nothing.
  */
-async function checkMatrix(guarded: TestContext, open: TestContext, publicReads: boolean) {
+async function checkMatrix(guarded: TestContext, open: TestContext, variant: Variant) {
   for (const app of [guarded.app, open.app]) {
     for (const { singular } of RESOURCES) {
       for (const n of [1, 2]) {
@@ -151,46 +243,51 @@ async function checkMatrix(guarded: TestContext, open: TestContext, publicReads:
       }
     }
   }
-  const counts = { through: 0, 401: 0, 403: 0 };
-  for (const c of matrix()) {
-    const label = `${c.credential} key: ${c.method} ${c.path} (${c.transport})`;
-    const request = requestOf(c);
-    const response = await injectAs(guarded.app, c.credential, request);
-    const outcome = expectedOutcome(c, publicReads);
-    counts[outcome]++;
-    if (outcome !== 'through') {
-      assertRefused(response, outcome, c, label);
-      continue;
-    }
-    const reference = await open.app.inject(request);
-    assert.equal(response.statusCode, reference.statusCode, `${label}: ${response.body}`);
-    assert.equal(response.headers.allow, reference.headers.allow, label);
-  }
+  const counts: Record<Outcome, number> = { through: 0, 400: 0, 401: 0, 403: 0 };
+  // The lanes run side by side, each in order: no request in one lane can change an answer
+  // in another, so both apps still see the same history wherever it matters, and the
+  // matrix (thousands of requests per store, mostly waiting on the database) is not held
+  // up by one request at a time. For the same reason the two apps get each request at once.
+  await Promise.all(
+    matrixLanes().map(async (paths) => {
+      for (const c of matrix(variant, paths)) {
+        const label = labelOf(c);
+        const request = requestOf(c);
+        const outcome = expectedOutcome(c, variant);
+        counts[outcome]++;
+        if (outcome !== 'through') {
+          assertRefused(await injectAs(guarded.app, c.credential, request), outcome, c, label);
+          continue;
+        }
+        const [response, reference] = await Promise.all([
+          injectAs(guarded.app, c.credential, request),
+          open.app.inject(request),
+        ]);
+        assert.equal(response.statusCode, reference.statusCode, `${label}: ${response.body}`);
+        assert.equal(response.headers.allow, reference.headers.allow, label);
+      }
+    }),
+  );
   assert.deepEqual(await contents(guarded.app, 'write'), await contents(open.app, 'none'));
   return counts;
 }
 
 for (const kind of STORE_KINDS) {
-  describe(`API keys on every route, by effective method (${kind.name})`, () => {
-    const guarded = useApp(kind, withKeys({ rateLimitMax: 0 }));
-    const open = useApp(kind, { rateLimitMax: 0 });
+  for (const variant of VARIANTS) {
+    describe(`${variant.suite} (${kind.name})`, () => {
+      const { publicReads, methodOverride } = loadConfig([], variant.env).config;
+      const guarded = useApp(kind, withKeys({ publicReads, methodOverride, rateLimitMax: 0 }));
+      const open = useApp(kind, { methodOverride, rateLimitMax: 0 });
 
-    it('no key and unknown keys: 401; read keys read; write keys do everything; tunnelled like wire', async (t) => {
-      const counts = await checkMatrix(guarded, open, false);
-      t.diagnostic(`requests: ${counts.through} let through, ${counts[401]} answered 401, ${counts[403]} answered 403`);
-      assert.ok(counts[401] > 0 && counts[403] > 0 && counts.through > 0);
+      it(variant.claim, async (t) => {
+        const counts = await checkMatrix(guarded, open, variant);
+        const refused = ([400, 401, 403] as const).map((status) => `${counts[status]} answered ${status}`);
+        t.diagnostic(`requests: ${counts.through} let through, ${refused.join(', ')}`);
+        assert.ok(counts[401] > 0 && counts[403] > 0 && counts.through > 0);
+        assert.equal(counts[400] > 0, !variant.tunnelsThroughGet);
+      });
     });
-  });
-
-  describe(`API keys with PUBLIC_READS (${kind.name})`, () => {
-    const guarded = useApp(kind, withKeys({ publicReads: true, rateLimitMax: 0 }));
-    const open = useApp(kind, { rateLimitMax: 0 });
-
-    it('reads need no key, writes still need a write key, and an unknown key is still refused', async (t) => {
-      const counts = await checkMatrix(guarded, open, true);
-      t.diagnostic(`requests: ${counts.through} let through, ${counts[401]} answered 401, ${counts[403]} answered 403`);
-    });
-  });
+  }
 
   describe(`Idempotency-Key scoped by API key (${kind.name})`, () => {
     const [alice, bob] = ['ak_0123456789abcdefALICE', 'bk_0123456789abcdefBOB'];
@@ -275,9 +372,16 @@ describe('API key settings', () => {
       );
     }
   });
+
+  it('a setting naming a bad key: one line on stderr that does not show it', async () => {
+    const { code, stderr } = await runCommand([], { API_KEYS: 'alice:admin:VerySecretValue12345', PORT: '0' });
+    assert.equal(code, 1);
+    assert.match(stderr, /API_KEYS: entry 1 \("alice"\): the scope must be read or write/);
+    assert.equal(stderr.includes('VerySecret'), false);
+  });
 });
 
-describe('protected mode', () => {
+describe('protected mode rules', () => {
   it('knows loopback addresses from the others', () => {
     for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1']) {
       assert.equal(isLoopbackHost(host), true, host);
@@ -300,130 +404,139 @@ describe('protected mode', () => {
     assert.equal(loadConfig([], {}).config.insecureNoAuth, false);
     assert.throws(() => loadConfig([], { INSECURE_NO_AUTH: 'maybe' }), /INSECURE_NO_AUTH must be true or false/);
   });
-
-  it('the real process: exits 1 with one line saying why, before it listens', async () => {
-    for (const env of [{ HOST: '0.0.0.0' }, { HOST: '::', WORKERS: '2' }] as Record<string, string>[]) {
-      const { code, stdout, stderr } = await runCommand([], { ...env, PORT: '0', DATABASE_URL: 'sqlite::memory:' });
-      assert.equal(code, 1, JSON.stringify(env));
-      assert.equal(stderr.trim().split('\n').length, 1, stderr);
-      assert.match(stderr, /^restock: refusing to listen on .* with no API keys.*API_KEYS.*--insecure-no-auth/);
-      assert.doesNotMatch(stdout, /Server listening/);
-    }
-  });
 });
 
-describe('API keys in the logs', () => {
-  it('never appear in any log line, as text, hash or base64, at LOG_LEVEL=trace', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'restock-keys-'));
-    const db = await sqliteKind.create();
-    const fileKey = 'fk_0123456789abcdefLOGGED';
-    writeFileSync(join(dir, 'keys'), `filed:write:${fileKey}\n`);
-    const server = await startServer({
-      DATABASE_URL: db.url,
-      LOG_LEVEL: 'trace',
-      API_KEYS,
-      API_KEYS_FILE: join(dir, 'keys'),
-    });
-    try {
-      const statuses: number[] = [];
-      const send = async (path: string, init: RequestInit) => {
-        const response = await fetch(`${server.url}${path}`, init);
-        await response.arrayBuffer();
-        statuses.push(response.status);
-      };
-      const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-      await send('/user/', { method: 'POST', headers: { ...JSON_HEADERS, ...auth(WRITE_KEY) }, body: '{"a":1}' });
-      await send('/user/1/', { method: 'POST', headers: { ...auth(READ_KEY), 'HTTP-X-HTTP-METHOD': 'DELETE' } });
-      await send('/users/', { headers: auth(READ_KEY) });
-      await send('/users/', { headers: auth(fileKey) });
-      await send('/users/', { headers: auth(UNKNOWN_KEY) });
-      await send('/users/', { headers: auth(`${WRITE_KEY}x`) });
-      await send('/users/', {
-        headers: { authorization: `Basic ${Buffer.from(`u:${WRITE_KEY}`).toString('base64')}` },
-      });
-      await send('/users/', { headers: { authorization: WRITE_KEY } });
-      await send('/user/', { method: 'POST', headers: { ...JSON_HEADERS, ...auth(WRITE_KEY) }, body: '{' });
-      assert.deepEqual(statuses, [201, 403, 200, 200, 401, 401, 401, 401, 400]);
-    } finally {
-      assert.equal(await server.stop(), 0);
-      rmSync(dir, { recursive: true, force: true });
-      await db.drop();
-    }
-    const log = server.output.join('\n');
-    const completed = server.output.filter((line) => line.includes('"request completed"'));
-    assert.equal(completed.length, 9, 'the log has a line for every request');
-    for (const key of [READ_KEY, WRITE_KEY, UNKNOWN_KEY, fileKey]) {
-      for (const form of [
-        key,
-        key.slice(4),
-        createHash('sha256').update(key).digest('hex'),
-        createHash('sha256').update(key).digest('base64'),
-        Buffer.from(key).toString('base64').slice(0, 16),
-      ]) {
-        assert.equal(log.includes(form), false, `the log shows ${form}`);
+for (const kind of STORE_KINDS) {
+  describe(`protected mode in the real process (${kind.name})`, () => {
+    it('exits 1 with one line saying why, before it listens', async () => {
+      const db = await kind.create();
+      try {
+        // The refusals at once: each is a process start, the slow part of this test.
+        const refusals: Record<string, string>[] = [{ HOST: '0.0.0.0' }, { HOST: '::', WORKERS: '2' }];
+        const runs = await Promise.all(
+          refusals.map((env) => runCommand([], { ...env, PORT: '0', DATABASE_URL: db.url })),
+        );
+        for (const [i, { code, stdout, stderr }] of runs.entries()) {
+          assert.equal(code, 1, JSON.stringify(refusals[i]));
+          assert.equal(stderr.trim().split('\n').length, 1, stderr);
+          assert.match(stderr, /^restock: refusing to listen on .* with no API keys.*API_KEYS.*--insecure-no-auth/);
+          assert.doesNotMatch(stdout, /Server listening/);
+        }
+      } finally {
+        await db.drop();
       }
-    }
-  });
-
-  it('a setting naming a bad key: one line on stderr that does not show it', async () => {
-    const { code, stderr } = await runCommand([], { API_KEYS: 'alice:admin:VerySecretValue12345', PORT: '0' });
-    assert.equal(code, 1);
-    assert.match(stderr, /API_KEYS: entry 1 \("alice"\): the scope must be read or write/);
-    assert.equal(stderr.includes('VerySecret'), false);
-  });
-});
-
-describe('CORS for browser clients', () => {
-  const ctx = useApp(sqliteKind, withKeys({ corsOrigin: 'https://shop.example, https://admin.example' }));
-
-  it('answers preflights without a key, allowing Authorization and the three override headers', async () => {
-    const response = await ctx.app.inject({
-      method: 'OPTIONS',
-      url: '/user/1/',
-      headers: {
-        origin: 'https://admin.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization, content-type, http-x-http-method, x-http-method-override',
-      },
     });
-    assert.equal(response.statusCode, 204);
-    assert.equal(response.headers['access-control-allow-origin'], 'https://admin.example');
-    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(/, */);
-    for (const name of ['authorization', 'http-x-http-method', 'x-http-method', 'x-http-method-override']) {
-      assert.ok(allowed.includes(name), name);
-    }
-    assert.match(String(response.headers['access-control-allow-methods']), /DELETE/);
   });
 
-  it('exposes ETag, Link, Location, X-Total-Count and the rate limit headers to configured origins only', async () => {
-    const headers = { origin: 'https://shop.example', ...authorization('write') };
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/user/',
-      headers: { ...headers, ...JSON_HEADERS },
-      payload: {},
+  describe(`API keys in the logs (${kind.name})`, () => {
+    it('never appear in any log line, as text, hash or base64, at LOG_LEVEL=trace', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'restock-keys-'));
+      const db = await kind.create();
+      const fileKey = 'fk_0123456789abcdefLOGGED';
+      writeFileSync(join(dir, 'keys'), `filed:write:${fileKey}\n`);
+      const server = await startServer({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'trace',
+        API_KEYS,
+        API_KEYS_FILE: join(dir, 'keys'),
+      });
+      try {
+        const statuses: number[] = [];
+        const send = async (path: string, init: RequestInit) => {
+          const response = await fetch(`${server.url}${path}`, init);
+          await response.arrayBuffer();
+          statuses.push(response.status);
+        };
+        const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+        await send('/user/', { method: 'POST', headers: { ...JSON_HEADERS, ...auth(WRITE_KEY) }, body: '{"a":1}' });
+        await send('/user/1/', { method: 'POST', headers: { ...auth(READ_KEY), 'HTTP-X-HTTP-METHOD': 'DELETE' } });
+        await send('/users/', { headers: auth(READ_KEY) });
+        await send('/users/', { headers: auth(fileKey) });
+        await send('/users/', { headers: auth(UNKNOWN_KEY) });
+        await send('/users/', { headers: auth(`${WRITE_KEY}x`) });
+        await send('/users/', {
+          headers: { authorization: `Basic ${Buffer.from(`u:${WRITE_KEY}`).toString('base64')}` },
+        });
+        await send('/users/', { headers: { authorization: WRITE_KEY } });
+        await send('/user/', { method: 'POST', headers: { ...JSON_HEADERS, ...auth(WRITE_KEY) }, body: '{' });
+        assert.deepEqual(statuses, [201, 403, 200, 200, 401, 401, 401, 401, 400]);
+      } finally {
+        assert.equal(await server.stop(), 0);
+        rmSync(dir, { recursive: true, force: true });
+        await db.drop();
+      }
+      const log = server.output.join('\n');
+      const completed = server.output.filter((line) => line.includes('"request completed"'));
+      assert.equal(completed.length, 9, 'the log has a line for every request');
+      for (const key of [READ_KEY, WRITE_KEY, UNKNOWN_KEY, fileKey]) {
+        for (const form of [
+          key,
+          key.slice(4),
+          createHash('sha256').update(key).digest('hex'),
+          createHash('sha256').update(key).digest('base64'),
+          Buffer.from(key).toString('base64').slice(0, 16),
+        ]) {
+          assert.equal(log.includes(form), false, `the log shows ${form}`);
+        }
+      }
     });
-    assert.equal(created.statusCode, 201);
-    assert.equal(created.headers['access-control-allow-origin'], 'https://shop.example');
-    const exposed = String(created.headers['access-control-expose-headers']).toLowerCase().split(/, */);
-    for (const name of [
-      'etag',
-      'link',
-      'location',
-      'x-total-count',
-      'retry-after',
-      'www-authenticate',
-      'ratelimit-remaining',
-    ]) {
-      assert.ok(exposed.includes(name), name);
-    }
-    const stranger = await ctx.app.inject({ url: '/users/', headers: { ...headers, origin: 'https://evil.example' } });
-    assert.equal(stranger.headers['access-control-allow-origin'], undefined);
   });
 
-  it('lets a browser read a 401, so that it can ask for a key', async () => {
-    const response = await ctx.app.inject({ url: '/users/', headers: { origin: 'https://shop.example' } });
-    problem(response, 401, 'unauthorized');
-    assert.equal(response.headers['access-control-allow-origin'], 'https://shop.example');
+  describe(`CORS for browser clients (${kind.name})`, () => {
+    const ctx = useApp(kind, withKeys({ corsOrigin: 'https://shop.example, https://admin.example' }));
+
+    it('answers preflights without a key, allowing Authorization and the three override headers', async () => {
+      const response = await ctx.app.inject({
+        method: 'OPTIONS',
+        url: '/user/1/',
+        headers: {
+          origin: 'https://admin.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, http-x-http-method, x-http-method-override',
+        },
+      });
+      assert.equal(response.statusCode, 204);
+      assert.equal(response.headers['access-control-allow-origin'], 'https://admin.example');
+      const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(/, */);
+      for (const name of ['authorization', 'http-x-http-method', 'x-http-method', 'x-http-method-override']) {
+        assert.ok(allowed.includes(name), name);
+      }
+      assert.match(String(response.headers['access-control-allow-methods']), /DELETE/);
+    });
+
+    it('exposes ETag, Link, Location, X-Total-Count and the rate limit headers to configured origins only', async () => {
+      const headers = { origin: 'https://shop.example', ...authorization('write') };
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/user/',
+        headers: { ...headers, ...JSON_HEADERS },
+        payload: {},
+      });
+      assert.equal(created.statusCode, 201);
+      assert.equal(created.headers['access-control-allow-origin'], 'https://shop.example');
+      const exposed = String(created.headers['access-control-expose-headers']).toLowerCase().split(/, */);
+      for (const name of [
+        'etag',
+        'link',
+        'location',
+        'x-total-count',
+        'retry-after',
+        'www-authenticate',
+        'ratelimit-remaining',
+      ]) {
+        assert.ok(exposed.includes(name), name);
+      }
+      const stranger = await ctx.app.inject({
+        url: '/users/',
+        headers: { ...headers, origin: 'https://evil.example' },
+      });
+      assert.equal(stranger.headers['access-control-allow-origin'], undefined);
+    });
+
+    it('lets a browser read a 401, so that it can ask for a key', async () => {
+      const response = await ctx.app.inject({ url: '/users/', headers: { origin: 'https://shop.example' } });
+      problem(response, 401, 'unauthorized');
+      assert.equal(response.headers['access-control-allow-origin'], 'https://shop.example');
+    });
   });
-});
+}
