@@ -17,8 +17,17 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The kernel's clock ticks per second (USER_HZ), in which /proc reports CPU time. */
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** restock from this checkout, the plain node:http baseline, or restock from another checkout (`--against`). */
-export type Target = 'restock' | 'baseline' | 'against';
+/**
+ * restock from this checkout, the plain node:http baseline, restock from another checkout
+ * (`--against`), or a bare Fastify route over the same statement (bench/framework-floor.ts).
+ */
+export type Target = 'restock' | 'baseline' | 'against' | 'fastify';
+
+/** The reference servers, each a script of bench/ started as `node --import tsx <script> <database> <port>`. */
+const REFERENCE_SCRIPTS: Partial<Record<Target, string>> = {
+  baseline: 'bench/baseline-server.ts',
+  fastify: 'bench/fastify-server.ts',
+};
 
 export interface ServerOptions {
   target: Target;
@@ -65,9 +74,10 @@ async function freePort(): Promise<number> {
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
   const port = await freePort();
   const flags = options.nodeFlags ?? [];
+  const script = REFERENCE_SCRIPTS[options.target];
   const command =
-    options.target === 'baseline'
-      ? [process.execPath, ...flags, '--import', 'tsx', 'bench/baseline-server.ts', options.database, String(port)]
+    script !== undefined
+      ? [process.execPath, ...flags, '--import', 'tsx', script, options.database, String(port)]
       : [
           process.execPath,
           ...productionFlags(options.target === 'against' ? options.againstDir : ROOT),

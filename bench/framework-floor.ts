@@ -1,0 +1,114 @@
+/**
+ * Where a read's time goes: GET one user on the node:http baseline, on a bare Fastify route
+ * running restock's own statement and rendering (bench/fastify-server.ts), and on restock
+ * as it runs in production and with each per-request service that a setting can turn off
+ * turned off. Every server gets its own copy of one seeded database; the servers answer in
+ * turn, their order rotating from one repetition to the next, and the figure that counts
+ * is the server's CPU time per answered request (steadier than req/s on a shared machine).
+ *
+ * Usage: node --import tsx bench/framework-floor.ts [--reps N] [--duration S] [--records N]
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+import { seedDatabase } from './seed.js';
+import { type BenchServer, startServer, type Target } from './servers.js';
+import { ensureWrk, runLoad } from './wrk.js';
+
+const { values: flags } = parseArgs({
+  options: { reps: { type: 'string' }, duration: { type: 'string' }, records: { type: 'string' } },
+});
+const reps = Number(flags.reps ?? 5);
+const seconds = Number(flags.duration ?? 4);
+const records = Number(flags.records ?? 10_000);
+
+/** The servers compared: a target and the settings it runs with. */
+const VARIANTS: readonly { label: string; target: Target; env?: Record<string, string> }[] = [
+  { label: 'node:http baseline', target: 'baseline' },
+  { label: 'bare Fastify route', target: 'fastify' },
+  { label: 'restock', target: 'restock' },
+  { label: 'restock, no access log', target: 'restock', env: { LOG_LEVEL: 'warn' } },
+  { label: 'restock, no rate limit', target: 'restock', env: { RATE_LIMIT_MAX: '0' } },
+  { label: 'restock, no load shedding', target: 'restock', env: { MAX_EVENT_LOOP_DELAY: '0' } },
+  {
+    label: 'restock, none of the three',
+    target: 'restock',
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY: '0' },
+  },
+];
+
+const scenario = getOne();
+const pinned = availableParallelism() >= 2 && hasTaskset();
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+async function main(): Promise<void> {
+  ensureWrk();
+  const work = mkdtempSync(join(tmpdir(), 'restock-floor-'));
+  const servers: BenchServer[] = [];
+  try {
+    const seed = join(work, 'seed.db');
+    seedDatabase(seed, { users: records, products: records });
+    for (const [i, variant] of VARIANTS.entries()) {
+      const database = join(work, `${i}.db`);
+      copyFileSync(seed, database);
+      servers.push(
+        await startServer({ ...variant, database, pin: pinned ? ['taskset', '-c', '1'] : [], env: variant.env }),
+      );
+    }
+    const figures = VARIANTS.map(() => ({ cpu: [] as number[], rps: [] as number[] }));
+    for (let rep = 0; rep < reps; rep++) {
+      for (let k = 0; k < VARIANTS.length; k++) {
+        const i = (k + rep) % VARIANTS.length;
+        const server = servers[i] as BenchServer;
+        const load = { url: server.url, scenario, connections: 50, idFrom: 1, idTo: records };
+        const pin = pinned ? ['taskset', '-c', '0'] : [];
+        await runLoad({ ...load, seconds: 1, pin }); // warm-up, not counted
+        const before = server.cpuSeconds();
+        const result = await runLoad({ ...load, seconds, pin });
+        if (result.errors > 0) throw new Error(`${VARIANTS[i]?.label}: ${result.errors} errors`);
+        figures[i]?.cpu.push(((server.cpuSeconds() - before) * 1e6) / result.requests);
+        figures[i]?.rps.push(result.rps);
+      }
+      process.stderr.write(`repetition ${rep + 1} of ${reps} done\n`);
+    }
+    const baseline = median(figures[0]?.cpu ?? []);
+    const lines = ['', `GET one user, median of ${reps} runs of ${seconds} s, 50 connections`, ''];
+    lines.push(
+      `${'server'.padEnd(28)} ${'CPU µs/req'.padStart(10)} ${'÷ baseline'.padStart(10)} ${'req/s'.padStart(8)}`,
+    );
+    for (const [i, variant] of VARIANTS.entries()) {
+      const cpu = median(figures[i]?.cpu ?? []);
+      const rps = median(figures[i]?.rps ?? []);
+      lines.push(
+        `${variant.label.padEnd(28)} ${cpu.toFixed(0).padStart(10)} ${(cpu / baseline).toFixed(2).padStart(10)} ${rps.toFixed(0).padStart(8)}`,
+      );
+    }
+    process.stdout.write(`${lines.join('\n')}\n\n`);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function getOne(): Scenario {
+  const found = SCENARIOS.find((s) => s.name === 'get-one');
+  if (!found) throw new Error('bench/scenarios.ts has no get-one scenario');
+  return found;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`framework-floor: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
