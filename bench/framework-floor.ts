@@ -1,21 +1,10 @@
-/**
- * Where a read's time goes: GET one user on the node:http baseline, on a bare Fastify route
- * running restock's own statement and rendering (bench/fastify-server.ts), and on restock
- * as it runs in production and with each per-request service that a setting can turn off
- * turned off. Every server gets its own copy of one seeded database; the servers answer in
- * turn, their order rotating from one repetition to the next, and the figure that counts
- * is the server's CPU time per answered request (steadier than req/s on a shared machine).
- *
- * Usage: node --import tsx bench/framework-floor.ts [--reps N] [--duration S] [--records N]
- */
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { seedDatabase } from './seed.js';
-import { type BenchServer, startServer, type Target } from './servers.js';
+import { type BenchServer, corePins, startServer, type Target } from './servers.js';
 import { ensureWrk, runLoad } from './wrk.js';
 
 const { values: flags } = parseArgs({
@@ -41,7 +30,7 @@ const VARIANTS: readonly { label: string; target: Target; env?: Record<string, s
 ];
 
 const scenario = getOne();
-const pinned = availableParallelism() >= 2 && hasTaskset();
+const pins = corePins();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function main(): Promise<void> {
@@ -54,9 +43,7 @@ async function main(): Promise<void> {
     for (const [i, variant] of VARIANTS.entries()) {
       const database = join(work, `${i}.db`);
       copyFileSync(seed, database);
-      servers.push(
-        await startServer({ ...variant, database, pin: pinned ? ['taskset', '-c', '1'] : [], env: variant.env }),
-      );
+      servers.push(await startServer({ ...variant, database, pin: pins.server, env: variant.env }));
     }
     const figures = VARIANTS.map(() => ({ cpu: [] as number[], rps: [] as number[] }));
     for (let rep = 0; rep < reps; rep++) {
@@ -64,7 +51,7 @@ async function main(): Promise<void> {
         const i = (k + rep) % VARIANTS.length;
         const server = servers[i] as BenchServer;
         const load = { url: server.url, scenario, connections: 50, idFrom: 1, idTo: records };
-        const pin = pinned ? ['taskset', '-c', '0'] : [];
+        const pin = pins.load;
         await runLoad({ ...load, seconds: 1, pin }); // warm-up, not counted
         const before = server.cpuSeconds();
         const result = await runLoad({ ...load, seconds, pin });
@@ -97,15 +84,6 @@ function getOne(): Scenario {
   const found = SCENARIOS.find((s) => s.name === 'get-one');
   if (!found) throw new Error('bench/scenarios.ts has no get-one scenario');
   return found;
-}
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PEAK_RSS_TARGET_MB, SCENARIOS, type Scenario, TUNNEL_TARGET } from './scenarios.js';
 import { seedDatabase } from './seed.js';
-import { type BenchServer, startServer, type Target } from './servers.js';
+import { type BenchServer, corePins, startServer, type Target } from './servers.js';
 import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
 
 const HELP = `npm run bench -- [options]
@@ -78,9 +78,10 @@ const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
-const canPin = flags['no-pin'] !== true && availableParallelism() >= 2 && hasTaskset();
-const serverPin = canPin ? ['taskset', '-c', '1'] : [];
-const loadPin = canPin ? ['taskset', '-c', '0'] : [];
+const pins = corePins(flags['no-pin'] !== true);
+const canPin = pins.server.length > 0;
+const serverPin = pins.server;
+const loadPin = pins.load;
 
 /** DELETE takes each id once: enough records for the fastest server imaginable here. */
 const deletePool = (seconds: number) => 40_000 * seconds;
@@ -92,15 +93,6 @@ interface Run extends LoadResult {
   peakRssMb: number;
   /** Server CPU time per answered request: steadier than req/s on a busy machine. */
   cpuUsPerRequest: number;
-}
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);

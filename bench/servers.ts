@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,25 @@ export interface BenchServer {
 function productionFlags(dir = ROOT): string[] {
   const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
   return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/**
+ * The command prefixes that pin a server to core 1 and the load generator to core 0, so
+ * that they do not compete; none when `wanted` is false, the machine has one core, or
+ * taskset is missing.
+ */
+export function corePins(wanted = true): { server: string[]; load: string[] } {
+  const can = wanted && availableParallelism() >= 2 && hasTaskset();
+  return can ? { server: ['taskset', '-c', '1'], load: ['taskset', '-c', '0'] } : { server: [], load: [] };
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A free TCP port on loopback. */
