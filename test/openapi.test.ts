@@ -11,11 +11,11 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { type Config, defaultConfig } from '../src/config.js';
 import { RESOURCES } from '../src/resources.js';
-import { body, create, JSON_HEADERS, useApp } from './helpers/app.js';
+import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
-import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS, sqliteKind, type TestDatabase, type TestStoreKind } from './helpers/stores.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -238,29 +238,16 @@ for (const kind of STORE_KINDS) {
 
 for (const kind of STORE_KINDS) {
   describe(`the OpenAPI document with API keys and a small request budget (${kind.name})`, () => {
-    let db: TestDatabase;
-    let app: FastifyInstance;
-    let doc: OpenApiDocument;
-    before(async () => {
-      db = await kind.create();
-      app = await buildApp({
-        config: defaultConfig(withKeys({ databaseUrl: db.url, rateLimitMax: 5 })),
-        logStream: false,
-      });
-      doc = body<OpenApiDocument>(await app.inject({ url: '/openapi.json' }));
-    });
-    after(async () => {
-      await app?.close();
-      await db?.drop();
-    });
+    const ctx = useDocument(kind, withKeys({ rateLimitMax: 5 }));
 
     it('is still a valid document, with 401 and 429 on guarded operations, and 403 on writes', async () => {
-      const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
+      const result = await new Validator().validate(structuredClone(ctx.doc) as unknown as Record<string, unknown>);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
-      assertGuards(doc, { keys: true, rateLimit: true });
+      assertGuards(ctx.doc, { keys: true, rateLimit: true });
     });
 
     it('describes the refusals the server really sends, headers included', async () => {
+      const { app, doc } = ctx;
       const check = conformance(doc);
       const item = doc.paths['/user/{id}/'];
       check(await injectAs(app, 'none', { url: '/users/' }), doc.paths['/users/']?.get, 'no key');
@@ -287,6 +274,15 @@ for (const kind of STORE_KINDS) {
       });
     });
   });
+}
+
+/** An app on a fresh database of `kind` (see useApp), and its OpenAPI document, read once. */
+function useDocument(kind: TestStoreKind, overrides: Partial<Config>): TestContext & { doc: OpenApiDocument } {
+  const ctx = useApp(kind, overrides) as TestContext & { doc: OpenApiDocument };
+  before(async () => {
+    ctx.doc = body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json' }));
+  });
+  return ctx;
 }
 
 /**
@@ -317,23 +313,10 @@ function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit
 }
 
 describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let doc: OpenApiDocument;
-  before(async () => {
-    db = await sqliteKind.create();
-    app = await buildApp({
-      config: defaultConfig({ databaseUrl: db.url, schemas: 'schemas/store' }),
-      logStream: false,
-    });
-    doc = body<OpenApiDocument>(await app.inject({ url: '/openapi.json' }));
-  });
-  after(async () => {
-    await app?.close();
-    await db?.drop();
-  });
+  const ctx = useDocument(sqliteKind, { schemas: 'schemas/store' });
 
   it("documents each collection's records, bodies and changes with its schema", async () => {
+    const { doc } = ctx;
     const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     const { User, UserFields, UserPatch, Product } = doc.components.schemas as Record<string, JsonSchemaLike>;
@@ -354,6 +337,7 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
   });
 
   it('describes what the server really answers', async () => {
+    const { app, doc } = ctx;
     const check = conformance(doc);
     const create = doc.paths['/user/']?.post;
     const post = (payload: object) => app.inject({ method: 'POST', url: '/user/', headers: JSON_HEADERS, payload });
