@@ -468,6 +468,9 @@ describe('the console and the reference page in Chromium', () => {
         .filter({ hasText: unauthorized.body.detail })
         .waitFor();
       assert.deepEqual(await shownIds(), [], 'no record shown');
+      for (const name of ['First page', 'Previous page', 'Next page']) {
+        assert.equal(await page.getByRole('button', { name }).isDisabled(), true, `${name} leads nowhere yet`);
+      }
       await shot('keys-unauthorized');
 
       /** Enters `key` in the API key field: the console lists the page again, with it. */

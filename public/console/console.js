@@ -178,6 +178,11 @@ function selectFromHash() {
   document.title = `${capitalize(collection.name)} · restock console`;
   ui.q.value = '';
   ui.sort.value = '';
+  // Nothing of the previous collection stays on screen, nor a pager into it, until (and
+  // unless) the first page of this one arrives.
+  Object.assign(state, { rows: [], page: undefined, nextPage: undefined, earlier: [] });
+  renderTable();
+  ui.first.disabled = ui.previous.disabled = ui.next.disabled = true;
   startNewRecord();
   loadPage(firstPage());
 }
