@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './median.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { seedDatabase } from './seed.js';
 import { type BenchServer, corePins, startServer, type Target } from './servers.js';
@@ -31,7 +32,6 @@ const VARIANTS: readonly { label: string; target: Target; env?: Record<string, s
 
 const scenario = getOne();
 const pins = corePins();
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function main(): Promise<void> {
   ensureWrk();

@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './median.js';
 import { PEAK_RSS_TARGET_MB, SCENARIOS, type Scenario, TUNNEL_TARGET } from './scenarios.js';
 import { seedDatabase } from './seed.js';
 import { type BenchServer, corePins, startServer, type Target } from './servers.js';
@@ -241,12 +242,6 @@ function describeRun(r: Run): string {
     `${r.scenario.padEnd(14)} ${r.target.padEnd(9)} rep ${r.rep}: ${r.rps.toFixed(0).padStart(6)} req/s ` +
     `p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/req${errors}`
   );
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 interface TargetFigures {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config.js';
@@ -17,6 +19,19 @@ import { openStore } from '../src/store/open-store.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { runCommand } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
+
+/** Runs one statement on the database at `url`, outside restock. */
+async function runSql(url: string, sql: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length));
+    db.exec(sql);
+    db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(sql).finally(() => client.end());
+}
 
 const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url));
 
@@ -145,6 +160,30 @@ for (const kind of STORE_KINDS) {
       assert.match(taken.detail, /meta\.code/);
       await create(ctx.app, 'product', { name: 'c', meta: { code: 'M-2' } });
       await create(ctx.app, 'product', { name: 'd', code: 'M-1' });
+    });
+  });
+
+  describe(`a unique index the operator made by hand (${kind.name})`, () => {
+    const ctx = useApp(kind);
+
+    it('answers 409 without naming a field it cannot trace, never 500', async () => {
+      // An index restock did not make and whose expression it does not read.
+      await runSql(
+        ctx.db.url,
+        kind.name === 'sqlite'
+          ? `CREATE UNIQUE INDEX operator_sku ON products (json_extract(data, '$.sku'))`
+          : `CREATE UNIQUE INDEX operator_sku ON products ((data ->> 'sku'))`,
+      );
+      await create(ctx.app, 'product', { sku: 'S-1' });
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/product/',
+        headers: JSON_HEADERS,
+        payload: { sku: 'S-1' },
+      });
+      const taken = problem(response, 409, 'unique-conflict');
+      assert.equal(taken.errors, undefined, 'no pointer to a field it cannot name');
+      assert.equal(taken.detail, 'Another record already has a value that must be unique.');
     });
   });
 

@@ -40,9 +40,10 @@ export function staleUniqueIndexes(existing: readonly ExistingIndex[], declared:
 
 function isUniqueIndexName(table: string, name: string): boolean {
   const prefix = uniqueIndexPrefix(table, '');
-  return name.length <= 55 && name.startsWith(prefix) && /^.*_[0-9a-f]{6}$/.test(name.slice(prefix.length));
+  return name.length <= 55 && name.startsWith(prefix) && /_[0-9a-f]{6}$/.test(name.slice(prefix.length));
 }
 
+/** The statement that drops the index `name` (one that is gone already is no error). */
 export function dropIndexSql(name: string): string {
   return `DROP INDEX IF EXISTS "${name}"`;
 }
