@@ -11,6 +11,7 @@
  * Usage: node --import tsx bench/baseline-server.ts <database path> <port>
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mergedFields } from '../src/store/merge-patch.js';
 import { indexedIn, selectPage } from '../src/store/sql/list-sql.js';
 import { openConnection } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
@@ -36,7 +37,7 @@ function prepare(table: string) {
     list: db.prepare(page.text),
     get: db.prepare(sql.get),
     insert: db.prepare(sql.insert),
-    merge: db.prepare(sql.merge),
+    update: db.prepare(sql.update),
     remove: db.prepare(sql.remove),
   };
 }
@@ -109,7 +110,12 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
     case 'PUT': {
       const fields = fieldsOf(body);
       if (fields === undefined) return send(res, 400, '{"status":400}');
-      return sendRow(res, 200, s.merge.get(fields, now, id) as Row | undefined);
+      // As the store merges: read, merge in the application, write, in one transaction.
+      const merged = db.transaction(() => {
+        const current = s.get.get(id) as Row | undefined;
+        return current && (s.update.get(mergedFields(current.data, fields), now, id) as Row);
+      })();
+      return sendRow(res, 200, merged);
     }
     case 'DELETE':
       return sendRow(res, 200, s.remove.get(id) as Row | undefined);

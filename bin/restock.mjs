@@ -1,7 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
-// The `restock` command of a clone (`npx restock …`): brings dist/ up to date with src/,
-// then runs the compiled command line. The V8 flag is the one `npm start` passes: a young
-// generation of 2 MB instead of 16 keeps a busy server's memory down (bench/README.md).
+// The `restock` command of a clone (`npx restock …`): refuses a Node.js the package does not
+// support, brings dist/ up to date with src/, then runs the compiled command line. The V8
+// flag is the one `npm start` passes: a young generation of 2 MB instead of 16 keeps a busy
+// server's memory down (bench/README.md).
+import '../scripts/check-node.mjs';
 import '../scripts/build-if-stale.mjs';
 
 await import('../dist/server.js');

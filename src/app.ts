@@ -11,6 +11,7 @@ import { AccessLog } from './http/access-log.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
 import { registerConsole } from './http/console.js';
+import { CostlyQueryGate } from './http/costly-queries.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import {
@@ -25,9 +26,11 @@ import {
   applyMethodOverride,
   OVERRIDE_HEADER_NAMES,
   registerMethodOverrideHooks,
+  registerOverrideRefusal,
   wireMethod,
 } from './http/method-override.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerPreflightAnswer } from './http/preflight.js';
 import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
 import { registerResourceRoutes } from './http/resource-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
@@ -91,7 +94,8 @@ async function assemble(
       return req.url ?? '/';
     },
     frameworkErrors(error, request, reply) {
-      sendProblem(reply, request, toProblem(error, request.id));
+      // Answered before any hook runs, so without the onSend hook's header below.
+      sendProblem(reply.header('x-content-type-options', 'nosniff'), request, toProblem(error, request.id));
     },
     trustProxy: config.trustProxy || false,
     ...serverLimits(config),
@@ -106,8 +110,12 @@ async function assemble(
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Every response, problems and 404s too, says its Content-Type is to be believed (no
+  // browser sniffs JSON into HTML); a page (the console, the reference) passes no Referer on.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    reply.header('x-content-type-options', 'nosniff');
+    if (String(reply.getHeader('content-type')).startsWith('text/html')) reply.header('referrer-policy', 'no-referrer');
     done(null, payload);
   });
 
@@ -130,7 +138,7 @@ async function assemble(
   });
   registerMethodOverrideHooks(app, config.methodOverride);
   await app.register(cors, corsOptions(config));
-  // Identify the caller, count the request against its budget, then authorize it.
+  // Identify the caller, count the request against its budget, refuse a bad override, then authorize it.
   registerAccessControl(app, {
     ...DEFAULT_ACCESS_OPTIONS,
     keys: [...config.apiKeys, ...config.apiKeysFile],
@@ -142,6 +150,8 @@ async function assemble(
     redisUrl: config.redisUrl,
     exempt: PROBE_ROUTES,
   });
+  registerOverrideRefusal(app);
+  registerPreflightAnswer(app);
   registerJsonBodyParser(app, config);
 
   app.setNotFoundHandler((request, reply) => {
@@ -160,12 +170,19 @@ async function assemble(
     scopeOf: idempotencyScopeOf,
   };
   registerIdempotencySweep(app, store.idempotency, idempotency);
+  const costlyQueries = new CostlyQueryGate({
+    total: config.maxCostlyQueries,
+    perClient: config.maxCostlyQueriesPerClient,
+  });
   for (const resource of RESOURCES) {
     registerResourceRoutes(app, resource, {
       collection: store.collection(resource.plural),
       idempotencyKeys: store.idempotency,
       idempotency,
+      costlyQueries,
       maxFieldNameLength: config.maxFieldNameLength,
+      maxRecordBytes: config.maxRecordBytes,
+      maxPageBytes: config.maxPageBytes,
       schema: schemas.get(resource.plural),
     });
   }
@@ -225,7 +242,7 @@ function corsOptions(config: Config) {
   };
   // Static options, so that the plugin prepares them once rather than per request (a
   // delegator's options are normalized on every call). Preflight headers go on every
-  // OPTIONS, which then continues to its route: a real preflight gets them with `204`,
-  // and any OPTIONS its `Allow`.
+  // OPTIONS, which then continues: a real preflight is answered by registerPreflightAnswer,
+  // alike on every path, and a plain OPTIONS by its route, with its `Allow`.
   return { ...base, preflight: true, preflightContinue: true };
 }

@@ -22,6 +22,10 @@ export interface Config {
   methodOverride: OverrideWireMethods;
   corsOrigin: string;
   bodyLimit: number;
+  /** Largest record (its fields as compact JSON, in bytes) a change may leave; 413 above. */
+  maxRecordBytes: number;
+  /** Largest page of a list, in bytes: it stops before the record that would pass it. */
+  maxPageBytes: number;
   maxDepth: number;
   maxFieldNameLength: number;
   apiKeys: readonly ApiKey[];
@@ -31,6 +35,8 @@ export interface Config {
   trustProxy: string;
   rateLimitMax: number;
   rateLimitWindow: number;
+  maxCostlyQueries: number;
+  maxCostlyQueriesPerClient: number;
   redisUrl: string;
   headersTimeout: number;
   requestTimeout: number;
@@ -138,7 +144,7 @@ export const settings = [
     'DATABASE_STATEMENT_TIMEOUT',
     'database-statement-timeout',
     '15000',
-    'milliseconds a PostgreSQL statement may run (503 after)',
+    'milliseconds a statement may run (503 after); on SQLite, the reads that may take long',
     integer(1, 3_600_000),
   ),
   setting('workers', 'WORKERS', 'workers', '1', 'processes serving the port on this machine', integer(1, 256)),
@@ -195,6 +201,22 @@ export const settings = [
     'largest request body in bytes (413 above)',
     integer(1, 2 ** 30),
   ),
+  setting(
+    'maxRecordBytes',
+    'MAX_RECORD_BYTES',
+    'max-record-bytes',
+    'BODY_LIMIT',
+    'largest record in bytes, its fields as compact JSON, a create or change may leave (413 above)',
+    (raw, name) => (raw === 'BODY_LIMIT' ? 0 : integer(1, 2 ** 30)(raw, name)),
+  ),
+  setting(
+    'maxPageBytes',
+    'MAX_PAGE_BYTES',
+    'max-page-bytes',
+    '8388608',
+    'largest list page in bytes: it ends before the record that would pass it (never fewer than one)',
+    integer(1, 2 ** 29),
+  ),
   setting('maxDepth', 'MAX_DEPTH', 'max-depth', '32', 'deepest nesting of a record (400 above)', integer(1, 1000)),
   setting(
     'maxFieldNameLength',
@@ -225,7 +247,7 @@ export const settings = [
     'PUBLIC_READS',
     'public-reads',
     'false',
-    'reads need no API key (writes still do)',
+    'reads need no API key (writes and /metrics still do)',
     yesNo,
     true,
   ),
@@ -261,6 +283,22 @@ export const settings = [
     '60000',
     'milliseconds of the rate limit window',
     integer(1000, 86_400_000),
+  ),
+  setting(
+    'maxCostlyQueries',
+    'MAX_COSTLY_QUERIES',
+    'max-costly-queries',
+    '4',
+    'costly list queries (filters, q=, sorts without an index, counts) running at once, all clients; 0: no cap',
+    integer(0, 10_000),
+  ),
+  setting(
+    'maxCostlyQueriesPerClient',
+    'MAX_COSTLY_QUERIES_PER_CLIENT',
+    'max-costly-queries-per-client',
+    '2',
+    'costly list queries one API key (or address) may have running at once; 0: no cap',
+    integer(0, 10_000),
   ),
   setting(
     'redisUrl',
@@ -373,7 +411,9 @@ export class ConfigError extends Error {}
 
 /** The configuration with every default applied: what tests start from. */
 export function defaultConfig(overrides: Partial<Config> = {}): Config {
-  return { ...resolve({}, {}), ...overrides };
+  const config = { ...resolve({}, {}), ...overrides };
+  // As from the environment: MAX_RECORD_BYTES follows BODY_LIMIT unless it is given.
+  return { ...config, maxRecordBytes: overrides.maxRecordBytes ?? config.bodyLimit };
 }
 
 /** What a command takes besides the settings: its own options and positional arguments. */
@@ -426,6 +466,8 @@ function resolve(flags: Record<string, string>, env: NodeJS.ProcessEnv): Config 
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
     config[s.key] = s.parse(raw, name);
   }
+  // 0 stands for the default, BODY_LIMIT's value, which only now is known.
+  if (config.maxRecordBytes === 0) config.maxRecordBytes = config.bodyLimit;
   checkCombinations(config as Config);
   return config as Config;
 }

@@ -9,8 +9,8 @@ import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
 import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
-import { protectedModeRefusal } from './http/auth.js';
 import { RedisUnavailableError } from './http/limits.js';
+import { protectedModeRefusal } from './http/protected-mode.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { isLoopbackHost, parseApiKeys, protectedModeRefusal } from '../src/http/auth.js';
+import { parseApiKeys } from '../src/http/auth.js';
+import { isLoopbackHost, protectedModeRefusal } from '../src/http/protected-mode.js';
 import { canonicalPaths, RESOURCES } from '../src/resources.js';
 import { body, JSON_HEADERS, problem, type TestContext, useApp } from './helpers/app.js';
 import {
@@ -110,7 +111,7 @@ const VARIANTS: readonly Variant[] = [
   },
   {
     suite: 'API keys with PUBLIC_READS',
-    claim: 'reads need no key, writes still need a write key, and an unknown key is still refused',
+    claim: 'reads need no key but /metrics does, writes still need a write key, and an unknown key is still refused',
     env: { PUBLIC_READS: 'true' },
     publicReads: true,
     tunnelsThroughGet: true,
@@ -189,7 +190,8 @@ function expectedOutcome(c: Case, variant: Variant): Outcome {
   const publicFor = PUBLIC_PATHS.get(c.path);
   if (publicFor === 'every method' || (publicFor && (c.method === 'GET' || c.method === 'HEAD'))) return 'through';
   const safe = SAFE.has(c.method);
-  if (c.credential === 'none') return safe && variant.publicReads ? 'through' : 401;
+  // PUBLIC_READS opens reads, but not of /metrics, which shows the traffic.
+  if (c.credential === 'none') return safe && variant.publicReads && c.path !== '/metrics' ? 'through' : 401;
   if (c.credential === 'unknown') return 401;
   if (c.credential === 'read') return safe ? 'through' : 403;
   return 'through';
@@ -502,6 +504,32 @@ for (const kind of STORE_KINDS) {
         assert.ok(allowed.includes(name), name);
       }
       assert.match(String(response.headers['access-control-allow-methods']), /DELETE/);
+    });
+
+    it('answers every preflight alike, for paths that exist and paths that do not: 204, no Allow', async () => {
+      const paths = [...matrixLanes().flat(), '/user/', '/a/b/c', '/users/1/x', '/problems/nothing', '/docs/nothing'];
+      // What may differ from one request to the next: its id, the time, the budget left.
+      const perRequest = new Set(['x-request-id', 'date', 'ratelimit-remaining', 'ratelimit-reset']);
+      for (const origin of ['https://admin.example', 'https://evil.example']) {
+        const answers = new Map<string, string[]>();
+        for (const path of paths) {
+          for (const credential of ['none', 'write'] as const) {
+            const response = await injectAs(ctx.app, credential, {
+              method: 'OPTIONS',
+              url: path,
+              headers: { origin, 'access-control-request-method': 'DELETE' },
+            });
+            const headers = Object.entries(response.headers).filter(([name]) => !perRequest.has(name));
+            const answer = JSON.stringify([response.statusCode, response.body, headers.sort()]);
+            answers.set(answer, [...(answers.get(answer) ?? []), `${path} (${credential} key)`]);
+          }
+        }
+        assert.equal(answers.size, 1, `${origin}: ${JSON.stringify([...answers], null, 1)}`);
+        const [status, payload, headers] = JSON.parse([...answers.keys()][0] as string);
+        assert.equal(status, 204);
+        assert.equal(payload, '');
+        assert.equal(new Map(headers).get('allow'), undefined);
+      }
     });
 
     it('exposes ETag, Link, Location, X-Total-Count and the rate limit headers to configured origins only', async () => {

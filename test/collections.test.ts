@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { MAX_FIELDS, MAX_SORT_KEYS } from '../src/http/list-query.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -94,6 +95,8 @@ for (const kind of STORE_KINDS) {
         ['price=null', ['Éclair', 'date']],
         ['price[in]=2,100', ['apple', 'Banana', 'Zebra mug']],
         ['price[gte]=2&price[lte]=19.5', ['Teapot', 'apple', 'Banana']],
+        ['name=apple&sort=name', ['apple']],
+        ['name=apple&sort=-name,tags', ['apple']],
         ['name[startsWith]=Ba', ['Banana']],
         ['name[startsWith]=ba', []],
         ['name[contains]=an', ['Banana']],
@@ -135,6 +138,21 @@ for (const kind of STORE_KINDS) {
       const [teapot] = rows;
       assert.deepEqual(Object.keys(teapot ?? {}), ['id', 'name', 'dims', 'createdAt']);
       assert.deepEqual(teapot?.dims, { w: 10 });
+    });
+
+    it(`caps fields= at ${MAX_FIELDS} names and sort= at ${MAX_SORT_KEYS} keys, with a 400 naming the parameter`, async () => {
+      const names = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`).join(',');
+      assert.equal((await list(ctx.app, `fields=${names(MAX_FIELDS)}&limit=1`)).rows.length, 1);
+      assert.equal((await list(ctx.app, `sort=${names(MAX_SORT_KEYS)}&limit=1`)).rows.length, 1);
+      for (const [query, parameter] of [
+        [`fields=${names(MAX_FIELDS + 1)}`, 'fields'],
+        [`fields=${names(2200)}`, 'fields'],
+        [`sort=${names(MAX_SORT_KEYS + 1)}`, 'sort'],
+      ] as const) {
+        const parsed = problem(await ctx.app.inject({ url: `/products/?${query}` }), 400, 'invalid-query');
+        assert.ok(parsed.detail.includes(`parameter ${parameter} `), parsed.detail);
+        assert.deepEqual(parsed.errors?.[0]?.pointer, `/${parameter}`);
+      }
     });
 
     it('counts on request only, with Prefer: count=exact', async () => {
@@ -190,6 +208,56 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('refuses, alike on both stores, names and values no store can query: 400, never 500', async () => {
+      const nul = Buffer.from(JSON.stringify({ p: ['\u0000', 0, '', 1], s: 'name' })).toString('base64url');
+      const cases: [string, string][] = [
+        ['a%5C=1', 'a\\'],
+        ['sort=a%5C', 'sort'],
+        ['a%5C[in]=1,2', 'a\\[in]'],
+        ['fields=a.b%5C', 'fields'],
+        ['x=%00', 'x'],
+        ['x=%22%5Cu0000%22', 'x'],
+        ['x=%22%5Cud800%22', 'x'],
+        ['x[contains]=%22%5Cud800%22', 'x[contains]'],
+        ['q=%00', 'q'],
+        ['x[startsWith]=%00', 'x[startsWith]'],
+        ['x[in]=a,%00', 'x[in]'],
+        ['createdAt=a%00', 'createdAt'],
+        [`sort=name&cursor=${nul}`, 'cursor'],
+      ];
+      for (const [query, parameter] of cases) {
+        const parsed = problem(await ctx.app.inject({ url: `/products/?${query}` }), 400, 'invalid-query');
+        assert.ok(parsed.detail.includes(`parameter ${parameter} `), `${query}: ${parsed.detail}`);
+      }
+    });
+
+    it('compares id with any number, selecting the ids a comparison of numbers would', async () => {
+      const ids = (await list(ctx.app, '')).rows.map((r) => r.id);
+      const cases: [string, (id: number) => boolean][] = [
+        ['id=1e20', () => false],
+        ['id[gt]=-1e308', () => true],
+        ['id[lt]=-1e308', () => false],
+        ['id[lte]=1e308', () => true],
+        ['id[gte]=1e20', () => false],
+        ['id=9007199254740993', () => false],
+        ['id=1.5', () => false],
+        ['id[ne]=1.5', () => true],
+        ['id[gt]=1.5', (id) => id > 1.5],
+        ['id[gte]=1.5', (id) => id >= 1.5],
+        ['id[lt]=2.5', (id) => id < 2.5],
+        ['id[lte]=2.5', (id) => id <= 2.5],
+        ['id[gt]=5e-324', () => true],
+        ['id[in]=1,1e30,2.5,-3', (id) => id === 1],
+      ];
+      for (const [query, selects] of cases) {
+        assert.deepEqual(
+          (await list(ctx.app, query)).rows.map((r) => r.id),
+          ids.filter(selects),
+          query,
+        );
+      }
+    });
+
     it('refuses a cursor made for another sort, or forged', async () => {
       const first = await list(ctx.app, 'sort=price&limit=1');
       const next = /cursor=([^&>]+)/.exec(String(first.response.headers.link))?.[1] ?? '';
@@ -222,11 +290,17 @@ for (const kind of STORE_KINDS) {
         for (let n = 0; n < 60; n++) await create(ctx.app, 'product', { name: `before ${n}`, price: n % 20 });
         const existing = await list(ctx.app, 'limit=1000');
         assert.equal(existing.response.headers.link, undefined, 'the whole collection on one page');
-        const writer = { writes: 0, deleted: new Set<number>(), walking: true };
+        const writer = { writes: 0, pages: 0, deleted: new Set<number>(), walking: true, done: false };
         const progress: number[] = [];
         const [seen] = await Promise.all([
-          walkOverHttp(`${origin}/products/?limit=5${sort ? `&sort=${sort}` : ''}`, () => {
+          walkOverHttp(`${origin}/products/?limit=5${sort ? `&sort=${sort}` : ''}`, async () => {
             progress.push(writer.writes);
+            writer.pages++;
+            // Both run at once; the reader only waits, after each page, for the writer to
+            // have landed one more write, so that writes fall between pages however the
+            // machine schedules the two.
+            const seenWrites = writer.writes;
+            while (writer.writes === seenWrites && !writer.done) await new Promise((resolve) => setTimeout(resolve, 1));
           }).finally(() => {
             writer.walking = false;
           }),
@@ -234,7 +308,9 @@ for (const kind of STORE_KINDS) {
             origin,
             writer,
             existing.rows.map((r) => r.id),
-          ),
+          ).finally(() => {
+            writer.done = true;
+          }),
         ]);
 
         // The writes really ran between the pages, not before or after the walk.
@@ -264,13 +340,13 @@ for (const kind of STORE_KINDS) {
 }
 
 /** Follows rel="next" over real HTTP from `first` to the end, calling `onPage` after each page. */
-async function walkOverHttp(first: string, onPage: () => void): Promise<Row[]> {
+async function walkOverHttp(first: string, onPage: () => Promise<void>): Promise<Row[]> {
   const seen: Row[] = [];
   for (let url: string | undefined = first, pages = 0; url && pages < 1000; pages++) {
     const response = await fetch(url);
     assert.equal(response.status, 200, url);
     seen.push(...((await response.json()) as Row[]));
-    onPage();
+    await onPage();
     const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
     url = next && new URL(next, first).href;
   }
@@ -279,6 +355,8 @@ async function walkOverHttp(first: string, onPage: () => void): Promise<Row[]> {
 
 /** Writes at most this many times during one walk. */
 const MAX_WRITES = 200;
+/** Runs at most this many writes ahead of the pages read, so the writer cannot finish early. */
+const WRITES_PER_PAGE = 2;
 
 /**
  * While `writer.walking`: alternately creates a record (its price and name land anywhere
@@ -288,11 +366,15 @@ const MAX_WRITES = 200;
  */
 async function writeWhileWalking(
   origin: string,
-  writer: { writes: number; deleted: Set<number>; walking: boolean },
+  writer: { writes: number; pages: number; deleted: Set<number>; walking: boolean },
   existing: number[],
 ) {
   const live = [...existing];
   for (let i = 0; writer.walking && i < MAX_WRITES; i++) {
+    while (writer.walking && writer.writes >= (writer.pages + 1) * WRITES_PER_PAGE) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    if (!writer.walking) break;
     if (i % 2 === 0) {
       const response = await fetch(`${origin}/product/`, {
         method: 'POST',

@@ -1,10 +1,12 @@
 /** SPEC §7 on every store: ETags, If-None-Match, If-Match (tunnelled too) and Idempotency-Key. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { fingerprintOf } from '../src/http/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -192,6 +194,40 @@ for (const kind of STORE_KINDS) {
       assert.equal(await count('order=k4'), 1);
     });
 
+    it('forgets the record with its delete: a retry then gets 410, and no copy of it is kept', async () => {
+      const secret = 'k6-secret-content';
+      const first = await post('key-6', { order: 'k6', secret });
+      const kept = await post('key-7', { order: 'k7', secret: 'k7-kept' });
+      const keptId = body(kept).id as number;
+      // A delete refused by its precondition deletes nothing, and the key keeps its copy.
+      const stale = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/user/${keptId}/`,
+        headers: { 'if-match': '"9-9"' },
+      });
+      problem(stale, 412, 'precondition-failed');
+      assert.equal((await post('key-7', { order: 'k7', secret: 'k7-kept' })).statusCode, 201);
+
+      const id = body(first).id as number;
+      const deleted = await ctx.app.inject({ method: 'DELETE', url: `/user/${id}/`, headers: { 'if-match': '*' } });
+      assert.equal(deleted.statusCode, 200);
+      const retry = problem(await post('key-6', { order: 'k6', secret }), 410, 'idempotent-record-gone');
+      assert.match(retry.detail, new RegExp(`record ${id} of users`));
+      assert.doesNotMatch(JSON.stringify(retry), new RegExp(secret));
+      assert.equal(await count('order=k6'), 0, 'the retry created nothing');
+      problem(await post('key-6', { order: 'other' }), 422, 'idempotency-key-reused');
+      const stored = await storedResponses(kind.name, ctx.db.url);
+      assert.equal(
+        stored.some((text) => text.includes(secret)),
+        false,
+        'no copy of the deleted record is kept',
+      );
+      assert.equal(stored.filter((text) => text.includes('k7-kept')).length, 1, 'the other key keeps its own');
+      const replay = await post('key-7', { order: 'k7', secret: 'k7-kept' });
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, kept.body);
+    });
+
     it('is shared by every instance on the database', async () => {
       const other = await buildApp({ config: defaultConfig({ databaseUrl: ctx.db.url }), logStream: false });
       try {
@@ -209,4 +245,24 @@ for (const kind of STORE_KINDS) {
       }
     });
   });
+}
+
+/** Every response the key table keeps, read from the database itself. */
+async function storedResponses(store: 'sqlite' | 'postgres', url: string): Promise<string[]> {
+  const sql = 'SELECT record FROM idempotency_keys WHERE record IS NOT NULL';
+  if (store === 'sqlite') {
+    const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return db.prepare(sql).pluck().all() as string[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ record: string }>(sql)).rows.map((row) => row.record);
+  } finally {
+    await client.end();
+  }
 }

@@ -15,6 +15,18 @@ describe('configuration', () => {
     assert.equal(config.bodyLimit, 1024 * 1024);
     assert.equal(config.maxDepth, 32);
     assert.equal(config.maxFieldNameLength, 200);
+    assert.equal(config.maxRecordBytes, 1024 * 1024);
+    assert.equal(config.maxPageBytes, 8 * 1024 * 1024);
+  });
+
+  it('makes MAX_RECORD_BYTES follow BODY_LIMIT unless it is set', () => {
+    assert.equal(loadConfig([], { BODY_LIMIT: '2000' }).config.maxRecordBytes, 2000);
+    assert.equal(loadConfig(['--body-limit', '3000'], { BODY_LIMIT: '2000' }).config.maxRecordBytes, 3000);
+    assert.equal(loadConfig([], { BODY_LIMIT: '2000', MAX_RECORD_BYTES: '500' }).config.maxRecordBytes, 500);
+    assert.equal(defaultConfig({ bodyLimit: 4096 }).maxRecordBytes, 4096);
+    assert.equal(defaultConfig({ bodyLimit: 4096, maxRecordBytes: 100 }).maxRecordBytes, 100);
+    assert.throws(() => loadConfig([], { MAX_RECORD_BYTES: '0' }), /MAX_RECORD_BYTES/);
+    assert.throws(() => loadConfig([], { MAX_PAGE_BYTES: '0' }), /MAX_PAGE_BYTES/);
   });
 
   it('takes a flag over an environment variable over the default', () => {

@@ -12,7 +12,7 @@ import { RESOURCES } from '../src/resources.js';
 import { launchChromium } from './helpers/browser.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
-import { sqliteKind, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const SHOTS = 'test-artifacts/console';
 const SWITCH_LABEL = 'send changes through POST with HTTP-X-HTTP-METHOD';
@@ -516,3 +516,56 @@ describe('the console and the reference page in Chromium', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+/**
+ * A fragment that is not valid percent-encoding (`#%E0%A4%A`), as a mistyped or truncated
+ * link gives, opens the first collection instead of stopping the script; once per store,
+ * since the console lists what the store holds.
+ */
+for (const kind of STORE_KINDS) {
+  describe(`the console on a malformed fragment (${kind.name})`, () => {
+    it('opens the first collection, with no script error, and later fragments still work', async () => {
+      const db = await kind.create();
+      const server = await startServer({ DATABASE_URL: db.url });
+      const browser = await launchChromium();
+      try {
+        const made = await fetch(`${server.url}/user/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'reached through a broken link' }),
+        });
+        assert.equal(made.status, 201);
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        const opened = async (title: string) => {
+          await page
+            .locator('#list-title')
+            .filter({ hasText: new RegExp(`^${title}$`) })
+            .waitFor();
+          await page
+            .locator('#list-status')
+            .filter({ hasText: /on this page|No .* here/ })
+            .waitFor();
+          assert.equal(await page.locator(`#collections button[aria-pressed="true"]`).textContent(), title);
+        };
+        for (const fragment of ['%E0%A4%A', '%', '%ZZ']) {
+          await page.goto('about:blank');
+          await page.goto(`${server.url}/#${fragment}`);
+          await opened('Users');
+          assert.equal(await page.locator('#records tbody tr').count(), 1, `#${fragment}`);
+        }
+        // A change of fragment alone: the same document, told by hashchange.
+        await page.goto(`${server.url}/#products`);
+        await opened('Products');
+        await page.goto(`${server.url}/#%E0%A4%A`);
+        await opened('Users');
+        assert.deepEqual(errors, []);
+      } finally {
+        await browser.close();
+        assert.equal(await server.stop(), 0);
+        await db.drop();
+      }
+    });
+  });
+}

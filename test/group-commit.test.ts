@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database, { type Database as Db } from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
 import { openConnection } from '../src/store/sqlite/connection.js';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 
 describe('group commit (sqlite)', () => {
   let dir: string;

@@ -8,14 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { defaultConfig } from '../src/config.js';
 import { parseListQuery, type RawListQuery } from '../src/http/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
+import { FOLD_CASE_FUNCTION } from '../src/store/sql/case-fold.js';
 import { createIndexStatements, indexedIn, selectPage, successor } from '../src/store/sql/list-sql.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import type { ListQuery, Position } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -69,7 +70,9 @@ for (const kind of STORE_KINDS) {
       // can be used, not that it is chosen. The choice holds with a wide margin: the
       // planner already takes these indexes at 500 rows.
       const n = Array.from({ length: 5000 }, (_, i) => i);
-      await store.collection('products').createMany(n.map((i) => JSON.stringify({ sku: `SKU-${i}`, price: i % 1000 })));
+      await store
+        .collection('products')
+        .createMany(n.map((i) => JSON.stringify({ sku: `SKU-${i}`, price: i % 1000, name: `Kettle ${i}` })));
       await store.collection('users').createMany(n.map((i) => JSON.stringify({ email: `u${i}@example.com` })));
       await store.close();
     });
@@ -95,7 +98,61 @@ for (const kind of STORE_KINDS) {
         if (query.sort.length > 0 && !position) assert.ok(!plan.sorts, `no sort step: ${plan.text}`);
       });
     }
+
+    it('reads q= of three characters or more through the trigram index', async () => {
+      for (const search of ['SKU-4242', 'ttle 12', 'é€ü']) {
+        const lines = await searchPlan(kind.name, db.url, search);
+        const index =
+          kind.name === 'sqlite'
+            ? /^SCAN products_search VIRTUAL TABLE INDEX/
+            : /^Bitmap Index Scan on products_search$/;
+        assert.ok(
+          lines.some((line) => index.test(line)),
+          `${search}: ${lines.join('\n')}`,
+        );
+        // The records themselves are fetched by id (SQLite) or from the index's bitmap (PostgreSQL), never scanned.
+        const scan = kind.name === 'sqlite' ? /^SCAN products$/ : /^Seq Scan on products$/;
+        assert.ok(!lines.some((line) => scan.test(line)), `${search}: ${lines.join('\n')}`);
+      }
+    });
+
+    it('reads every record for a needle shorter than a trigram', async () => {
+      const lines = await searchPlan(kind.name, db.url, 'k2');
+      assert.ok(!lines.some((line) => /products_search/.test(line)), lines.join('\n'));
+    });
   });
+}
+
+/** The plan of a first page of products with `q=search`, one line per step (PostgreSQL: per node). */
+async function searchPlan(kind: string, url: string, search: string): Promise<string[]> {
+  const query = { ...parse(`q=${encodeURIComponent(search)}`), limit: 101 };
+  if (kind === 'sqlite') {
+    const sql = selectPage(sqliteDialect, indexedIn(indexes, 'products'), 'products', 'id, data', query);
+    const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      // Planning needs the function to exist, not what it does.
+      db.function(FOLD_CASE_FUNCTION, (text) => text);
+      const named = Object.fromEntries(sql.values.map((v, i) => [`p${i + 1}`, v]));
+      return (db.prepare(`EXPLAIN QUERY PLAN ${sql.text}`).all(named) as { detail: string }[]).map((r) => r.detail);
+    } finally {
+      db.close();
+    }
+  }
+  const sql = selectPage(postgresDialect, indexedIn(indexes, 'products'), 'products', 'id, data', query);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('ANALYZE products');
+    const { rows } = await client.query(`EXPLAIN ${sql.text}`, sql.values);
+    return rows.map((row) =>
+      String(row['QUERY PLAN'])
+        .trim()
+        .replace(/^->\s+/, '')
+        .replace(/\s+\(cost=.*$/, ''),
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 describe('the end of a prefix range', () => {

@@ -81,6 +81,27 @@ for (const kind of STORE_KINDS) {
     });
   });
 
+  describe(`rate limits and refused override headers (${kind.name})`, () => {
+    const ctx = useApp(kind, withKeys({ rateLimitMax: 2 }));
+
+    it('count a request whose override header is refused (400) like any other', async () => {
+      for (const [credential, header] of [
+        ['write', { 'x-http-method-override': 'FOO' }],
+        ['none', { 'http-x-http-method': 'CONNECT' }],
+      ] as const) {
+        const remaining: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const response = await injectAs(ctx.app, credential, { method: 'POST', url: '/users/', headers: header });
+          problem(response, 400, 'invalid-method-override');
+          remaining.push(String(response.headers['ratelimit-remaining']));
+        }
+        assert.deepEqual(remaining, ['1', '0'], credential);
+        assertLimited(await injectAs(ctx.app, credential, { url: '/users/' }), 2);
+        assertLimited(await injectAs(ctx.app, credential, { method: 'POST', url: '/users/', headers: header }), 2);
+      }
+    });
+  });
+
   describe(`rate limits by default (${kind.name})`, () => {
     const ctx = useApp(kind);
 

@@ -1,11 +1,11 @@
 /** SPEC §11: Prometheus metrics at /metrics, store gauges, and probes kept out of the access log. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { RESOURCES } from '../src/resources.js';
 import { openStore } from '../src/store/open-store.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import type { Store } from '../src/store/store.js';
 import { body, JSON_HEADERS } from './helpers/app.js';
 import { startServer, waitForWorkers } from './helpers/server.js';

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { InputError, type RecordText, readRecords } from '../src/commands/record-reader.js';
+import { CHUNK, hugeRecord } from './helpers/huge-input.js';
 
 /** Feeds `text` in chunks of `size` characters, so that every split point is exercised. */
 async function read(text: string, size = text.length || 1): Promise<RecordText[]> {
@@ -85,5 +86,47 @@ describe('reading import input', () => {
       [1, 2, 3],
     );
     assert.throws(() => JSON.parse(records[1]?.text ?? ''));
+  });
+
+  it('refuses a record past the limit as soon as it is read past it, in NDJSON and in an array', async () => {
+    const LIMIT = 1 << 20;
+    for (const [head, line] of [
+      ['{"a":1}\n\n{"big":"', 3],
+      ['[{"a":1},\n\n {"big":"', 3],
+    ] as const) {
+      const pulled = { bytes: 0 };
+      // 512 MiB of one record, made as it is read: only what the reader pulls ever exists.
+      const source = Readable.from(hugeRecord(head, 512 << 20, pulled));
+      const seen: RecordText[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const record of readRecords(source, LIMIT)) seen.push(record);
+        })(),
+        (error: unknown) => {
+          assert.ok(error instanceof InputError, String(error));
+          assert.equal(error.line, line);
+          assert.match(error.message, /longer than 1048576 bytes/);
+          return true;
+        },
+      );
+      assert.deepEqual(seen, [{ line: 1, text: '{"a":1}' }]);
+      // Read-ahead aside (Readable.from buffers 16 chunks), it stopped at the limit.
+      assert.ok(pulled.bytes < LIMIT + 32 * CHUNK, `read ${pulled.bytes} bytes`);
+      assert.ok(source.destroyed, 'the input is closed');
+    }
+  });
+
+  it('reads a record just within the limit whole', async () => {
+    const text = `{"a":"${'é'.repeat(1000)}"}`;
+    const bytes = Buffer.byteLength(text);
+    assert.deepEqual(await read(`${text}\n`, 7), [{ line: 1, text }]);
+    const within = async (input: string) => {
+      const out: RecordText[] = [];
+      for await (const r of readRecords(Readable.from([Buffer.from(input)]), bytes)) out.push(r);
+      return out;
+    };
+    assert.equal((await within(`${text}\n`)).length, 1);
+    assert.equal((await within(`[${text}]`)).length, 1);
+    await assert.rejects(within(`${text}x\n`), /longer than/);
   });
 });

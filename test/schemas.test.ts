@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config.js';
 import { loadCollectionSchemas } from '../src/schemas/collection-schema.js';
 import { openStore } from '../src/store/open-store.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { runCommand } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
@@ -219,7 +219,7 @@ for (const kind of STORE_KINDS) {
           const summary = await checkRecords(store, loadCollectionSchemas(STORE_SCHEMAS, ['users', 'products']), (l) =>
             lines.push(l),
           );
-          assert.deepEqual(summary, { checked: 5, invalid: 2, duplicated: 1 });
+          assert.deepEqual(summary, { checked: 5, invalid: 2, badText: 0, duplicated: 1 });
           assert.deepEqual(lines, [
             `users/${made[1]?.id} /name: is required`,
             `users/${made[4]?.id} /email: must match format "email"`,

@@ -1,11 +1,15 @@
 /** SPEC §8 and §11: problem documents, health, readiness, the index, request ids and logs. */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import type { InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config.js';
 import { PROBLEM_TYPES } from '../src/http/problem.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { type Credential, injectAs, withKeys } from './helpers/keys.js';
+import { rawExchange } from './helpers/raw-http.js';
 import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
 
 /** Collects the app's JSON log lines. */
@@ -68,6 +72,75 @@ for (const kind of STORE_KINDS) {
     });
   });
 
+  describe(`security headers on every response (${kind.name})`, () => {
+    const ctx = useApp(kind, withKeys());
+    const limited = useApp(kind, withKeys({ rateLimitMax: 1 }));
+
+    it('X-Content-Type-Options: nosniff everywhere, problems and 404s included; Referrer-Policy on HTML', async () => {
+      const made = await injectAs(ctx.app, 'write', {
+        method: 'POST',
+        url: '/user/',
+        headers: JSON_HEADERS,
+        payload: {},
+      });
+      const etag = String(made.headers.etag);
+      const requests: [Credential, InjectOptions, number][] = [
+        ['none', { url: '/' }, 200],
+        ['none', { url: '/', headers: { accept: 'text/html' } }, 200],
+        ['none', { url: '/docs/' }, 200],
+        ['none', { url: '/console/console.js' }, 200],
+        ['none', { url: '/openapi.json' }, 200],
+        ['none', { url: '/problems/not-found' }, 200],
+        ['read', { url: '/users/' }, 200],
+        ['read', { url: '/metrics' }, 200],
+        ['read', { method: 'HEAD', url: '/users/' }, 200],
+        ['read', { method: 'OPTIONS', url: '/users/' }, 204],
+        ['read', { url: '/user/1/', headers: { 'if-none-match': etag } }, 304],
+        ['write', { method: 'DELETE', url: '/user/1/', headers: { prefer: 'return=minimal' } }, 204],
+        ['none', { url: '/users/' }, 401],
+        ['read', { method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: {} }, 403],
+        ['read', { url: '/user/999/' }, 404],
+        ['read', { url: '/nowhere/' }, 404],
+        ['none', { url: '/%zz/' }, 400],
+        ['read', { url: '/users/?limit=0' }, 400],
+        ['read', { url: '/users/', headers: { 'x-http-method': 'FOO' } }, 400],
+        ['write', { method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: '{' }, 400],
+        ['write', { method: 'POST', url: '/user/', headers: { 'content-type': 'text/plain' }, payload: 'x' }, 415],
+        ['read', { url: '/user/' }, 405],
+      ];
+      for (const [credential, request, status] of requests) {
+        const response = await injectAs(ctx.app, credential, request);
+        const label = `${request.method ?? 'GET'} ${request.url} (${credential} key)`;
+        assert.equal(response.statusCode, status, `${label}: ${response.body}`);
+        assert.equal(response.headers['x-content-type-options'], 'nosniff', label);
+        const html = String(response.headers['content-type']).startsWith('text/html');
+        assert.equal(response.headers['referrer-policy'], html ? 'no-referrer' : undefined, label);
+      }
+      const pages = await Promise.all(
+        [{ url: '/', headers: { accept: 'text/html' } }, { url: '/docs/' }].map((r) => ctx.app.inject(r)),
+      );
+      for (const page of pages) assert.match(String(page.headers['content-type']), /^text\/html/);
+
+      await injectAs(limited.app, 'read', { url: '/users/' });
+      const refused = await injectAs(limited.app, 'read', { url: '/users/' });
+      problem(refused, 429, 'too-many-requests');
+      assert.equal(refused.headers['x-content-type-options'], 'nosniff');
+    });
+
+    it('nosniff also on what Node refuses before a request exists (431, a request that is not HTTP)', async () => {
+      await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = ctx.app.server.address() as AddressInfo;
+      for (const [bytes, status] of [
+        [`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        ['NOT HTTP AT ALL\r\n\r\n', 400],
+      ] as const) {
+        const response = await rawExchange(port, Buffer.from(bytes));
+        assert.equal(response?.status, status);
+        assert.equal(response?.headers['x-content-type-options'], 'nosniff');
+      }
+    });
+  });
+
   describe(`logs (${kind.name})`, () => {
     it('record the request id with the wire and the effective method', async () => {
       const db = await kind.create();
@@ -123,9 +196,9 @@ for (const kind of STORE_KINDS) {
 describe('an unavailable database (sqlite)', () => {
   it('answer 503 with Retry-After while the database is locked, and recover by themselves', async () => {
     const db = await sqliteKind.create();
-    // better-sqlite3 waits for the lock on the event loop, which load shedding would answer
-    // with 503 overloaded for a moment afterwards; this test is about the store, so it is off.
-    const config = defaultConfig({ databaseUrl: db.url, maxEventLoopDelay: 0 });
+    // The write waits for the lock between turns of the event loop, so load shedding (on, as
+    // by default) has nothing to answer: the 503 is the store's.
+    const config = defaultConfig({ databaseUrl: db.url });
     const app = await buildApp({ config, logStream: false });
     const locker = new Database(db.url.slice('sqlite:'.length));
     try {

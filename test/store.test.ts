@@ -198,10 +198,77 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('keeps the search index current with every create, merge, delete and restore', async () => {
+      const fresh = store.collection('fresh');
+      const search = async (text: string) =>
+        (await fresh.list({ where: [], search: text, sort: [], limit: 10 })).map((record) => record.id);
+      const kettle = await fresh.create('{"name":"Blue Kettle","tags":["Steel"]}');
+      assert.deepEqual(await search('kettle'), [kettle.id]);
+      assert.deepEqual(await search('steel'), [kettle.id]);
+      await fresh.merge(kettle.id, '{"name":"Red Teapot"}');
+      assert.deepEqual(await search('kettle'), [], 'the old text is gone from the index');
+      assert.deepEqual(await search('teapot'), [kettle.id]);
+      assert.deepEqual(await search('steel'), [kettle.id], 'and the untouched field stays');
+      await fresh.restore([
+        {
+          id: 900,
+          data: '{"name":"Kettle Drum"}',
+          version: 3,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+        },
+      ]);
+      assert.deepEqual(await search('ettle'), [900]);
+      await fresh.remove(kettle.id);
+      await fresh.remove(900);
+      assert.deepEqual([...(await search('teapot')), ...(await search('drum'))], []);
+      // A write that rolls back leaves the index as it was.
+      await assert.rejects(
+        fresh.merge((await fresh.create('{"name":"Copper Pan"}')).id, '{"name":"Iron Pan"}', {
+          check: () => {
+            throw new Error('refused');
+          },
+        }),
+      );
+      assert.deepEqual(await search('iron'), []);
+      assert.equal((await search('copper')).length, 1);
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
       assert.ok((await store.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
+    });
+
+    it('makes the table and indexes of a collection added to an existing database, and keeps the rest', async () => {
+      const indexes = [{ collection: 'orders', path: ['status'] }];
+      const grown = await openStore(db.url, ['things', 'fresh', 'orders'], { ...DEFAULT_STORE_OPTIONS, indexes });
+      try {
+        const orders = grown.collection('orders');
+        const made = await orders.create('{"status":"paid","total":12.5}');
+        assert.equal(made.id, 1);
+        await orders.create('{"status":"open"}');
+        const paid = await orders.list({
+          where: [{ field: { path: ['status'] }, op: 'eq', value: 'paid' }],
+          sort: [],
+          limit: 5,
+        });
+        assert.deepEqual(
+          paid.map((record) => JSON.parse(record.data)),
+          [{ status: 'paid', total: 12.5 }],
+        );
+        assert.ok((await grown.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
+      } finally {
+        await grown.close();
+      }
+      // Served no longer: its table stays, with its records, for the day it is served again.
+      await (await openStore(db.url, ['things', 'fresh'])).close();
+      const again = await openStore(db.url, ['orders']);
+      try {
+        assert.equal(await again.collection('orders').count({ where: [] }), 2);
+      } finally {
+        await again.close();
+      }
     });
   });
 }

@@ -167,7 +167,7 @@ async function start() {
 }
 
 function selectFromHash() {
-  const wanted = decodeURIComponent(location.hash.slice(1));
+  const wanted = fragmentText(location.hash.slice(1));
   const collection = state.collections.find((c) => c.name === wanted) ?? state.collections[0];
   if (!collection || collection === state.current) return;
   state.current = collection;
@@ -185,6 +185,15 @@ function selectFromHash() {
   ui.first.disabled = ui.previous.disabled = ui.next.disabled = true;
   startNewRecord();
   loadPage(firstPage());
+}
+
+/** A fragment's text; one that is not valid percent-encoding (`#%E0%A4%A`) names nothing. */
+function fragmentText(fragment) {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return '';
+  }
 }
 
 /** The first page's address, with the search, sort and page size asked for. */

@@ -1,9 +1,10 @@
 /**
- * `restock check`: which stored records break their collection's schema, and which values
- * of a unique field several records share. Turning a schema on never changes stored
- * records; this is how an operator finds the ones to fix.
+ * `restock check`: which stored records break their collection's schema, which hold text
+ * the API now refuses (a lone surrogate, which a SQLite database may hold from before), and
+ * which values of a unique field several records share. Turning a schema on never changes
+ * stored records; this is how an operator finds the ones to fix.
  */
-import { ConfigError } from '../config.js';
+import { checkLimits } from '../http/json-body.js';
 import { RESOURCES } from '../resources.js';
 import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
@@ -11,39 +12,59 @@ import { idList } from '../store/sql/unique-sql.js';
 import type { Position, Store } from '../store/store.js';
 import type { CommandContext } from './command.js';
 
+/** Records read at a time: at most 100 MiB of them with records of up to 1 MiB. */
+const PAGE_SIZE = 100;
+
+/** Limits that never break: only the checks of text remain. */
+const NO_LIMITS = { maxDepth: Number.POSITIVE_INFINITY, maxFieldNameLength: Number.POSITIVE_INFINITY };
+
 export interface CheckSummary {
   /** Records read. */
   checked: number;
   /** Records that break their schema. */
   invalid: number;
+  /** Records holding a lone surrogate in a string or field name. */
+  badText: number;
   /** Values of unique fields held by more than one record. */
   duplicated: number;
 }
 
-/** Reads every record of every collection that has a schema, page by page; reports each problem as a line. */
+/**
+ * Reads every record of `collections` (by default those with a schema), page by page;
+ * reports each problem as a line.
+ */
 export async function checkRecords(
   store: Store,
   schemas: ReadonlyMap<string, CollectionSchema>,
   report: (line: string) => void,
+  collections: readonly string[] = [...schemas.keys()],
 ): Promise<CheckSummary> {
-  const summary: CheckSummary = { checked: 0, invalid: 0, duplicated: 0 };
-  for (const [collection, schema] of schemas) {
+  const summary: CheckSummary = { checked: 0, invalid: 0, badText: 0, duplicated: 0 };
+  for (const collection of collections) {
+    const schema = schemas.get(collection);
     const records = store.collection(collection);
     let after: Position | undefined;
     for (;;) {
-      const page = await records.list({ where: [], sort: [], limit: 1000, after });
+      const page = await records.list({ where: [], sort: [], limit: PAGE_SIZE, after });
       for (const record of page) {
         summary.checked++;
-        const violations = schema.check(JSON.parse(record.data));
+        const fields = JSON.parse(record.data) as unknown;
+        // The body checks with every limit lifted: only the lone surrogate check is left.
+        const bad = checkLimits(fields, NO_LIMITS, { refuseNul: false });
+        if (bad) {
+          summary.badText++;
+          report(`${collection}/${record.id} ${bad.pointer || '/'}: ${bad.message}`);
+        }
+        const violations = schema?.check(fields) ?? [];
         if (violations.length === 0) continue;
         summary.invalid++;
         for (const v of violations) report(`${collection}/${record.id} ${v.pointer || '/'}: ${v.message}`);
       }
       const last = page[page.length - 1];
-      if (!last || page.length < 1000) break;
+      if (!last || page.length < PAGE_SIZE) break;
       after = last.position;
     }
-    for (const field of schema.unique) {
+    for (const field of schema?.unique ?? []) {
       for (const duplicate of await records.duplicates(field, 100)) {
         summary.duplicated++;
         report(
@@ -58,21 +79,21 @@ export async function checkRecords(
 
 /**
  * `restock check`: prints each problem on a line of its own and a summary; exits 1 when
- * there is any. Opens the store without enforcing the unique fields, which would refuse a
- * database whose records share a value, the very thing this lists.
+ * there is any. Every collection is read; SCHEMAS adds the schema checks. Opens the store
+ * without enforcing the unique fields, which would refuse a database whose records share a
+ * value, the very thing this lists.
  */
 export async function runCheck({ config, io }: CommandContext): Promise<number> {
   const collections = RESOURCES.map((r) => r.plural);
   const schemas = collectionSchemasOf(config, collections);
-  if (schemas.size === 0) throw new ConfigError('check compares records with their schemas: set SCHEMAS to a folder');
   const store = await openStore(config.databaseUrl, collections, storeOptionsOf(config, new Map()));
   try {
-    const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`));
+    const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`), collections);
     io.stderr.write(
-      `checked ${summary.checked} records: ${summary.invalid} break their schema, ` +
-        `${summary.duplicated} values of unique fields are shared\n`,
+      `checked ${summary.checked} records: ${summary.invalid} break their schema, ${summary.badText} hold a ` +
+        `lone surrogate, ${summary.duplicated} values of unique fields are shared\n`,
     );
-    return summary.invalid + summary.duplicated > 0 ? 1 : 0;
+    return summary.invalid + summary.badText + summary.duplicated > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

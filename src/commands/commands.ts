@@ -20,7 +20,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'check',
     usage: '[options]',
-    summary: 'list the records that break their schema (SCHEMAS) and the values of unique fields they share',
+    summary: 'list the records that hold a lone surrogate or break their schema (SCHEMAS), and shared unique values',
     run: runCheck,
   },
   {

@@ -1,18 +1,21 @@
 /**
  * `restock export`: writes a collection as NDJSON or a JSON array, to standard output or a
- * file, page by page in id order, so that memory stays flat whatever the collection's size.
+ * file, page by page in id order (pages of at most 1000 records and 8 MiB), so that memory
+ * stays flat whatever the size of the collection and of its records.
  * Each record is written as the API serves it; `restock import` reads it back with its id.
  */
 import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../config.js';
+import { readPage } from '../http/list-page.js';
 import { renderRecord } from '../http/record-response.js';
 import type { Position } from '../store/store.js';
 import { type CommandContext, collectionOption, openCollection } from './command.js';
 
-/** Records read from the store at a time. */
+/** Records read from the store at a time, at most, and the most bytes of them. */
 const PAGE_SIZE = 1000;
+const PAGE_BYTES = 8 << 20;
 
 export const exportOptions = {
   ...collectionOption,
@@ -47,17 +50,17 @@ export async function runExport({ config, options, io }: CommandContext): Promis
   try {
     if (format === 'json') await write('[');
     for (let after: Position | undefined; ; ) {
-      const page = await collection.list({ where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) });
+      // Read and written within PAGE_BYTES, as the API's pages are: large records make short pages.
+      const query = { where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) };
+      const page = await readPage(collection, query, renderRecord, PAGE_BYTES);
       let text = '';
-      for (const record of page) {
-        text +=
-          format === 'json' ? `${count === 0 ? '\n' : ',\n'}${renderRecord(record)}` : `${renderRecord(record)}\n`;
+      for (const record of page.records) {
+        text += format === 'json' ? `${count === 0 ? '\n' : ',\n'}${record}` : `${record}\n`;
         count++;
       }
       if (text) await write(text);
-      const last = page[page.length - 1];
-      if (!last || page.length < PAGE_SIZE) break;
-      after = last.position;
+      if (!page.more || !page.last) break;
+      after = page.last.position;
     }
     if (format === 'json') await write(count === 0 ? ']\n' : '\n]\n');
     if (partial && file) {

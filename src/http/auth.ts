@@ -5,7 +5,7 @@
  * it: GET, HEAD and OPTIONS need a `read` key, every other method a `write` key, so a
  * DELETE tunnelled through POST or GET needs `write` exactly like a real one. With no keys
  * configured nothing is checked (the local quick start; protected mode keeps that on
- * loopback addresses, see {@link protectedModeRefusal}).
+ * loopback addresses, see ./protected-mode.ts).
  *
  * Written by hand: @fastify/bearer-auth checks one token list with no scopes, and its hook
  * would run before the rate limiter; here a request is identified first (so that the rate
@@ -13,8 +13,8 @@
  * Keys are kept as SHA-256 hashes only and compared with `timingSafeEqual`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isPreflight } from './preflight.js';
 import { HttpProblem } from './problem.js';
 
 export type Scope = 'read' | 'write';
@@ -39,6 +39,8 @@ export interface AccessOptions {
    * every route below it.
    */
   publicRoutes: readonly string[];
+  /** Routes that need a key even where `publicReads` lets reads in. */
+  keyedRoutes: readonly string[];
 }
 
 /**
@@ -59,7 +61,15 @@ export const PUBLIC_ROUTES: readonly string[] = [
   '/console/*',
 ];
 
-export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { keys: [], publicReads: false, publicRoutes: PUBLIC_ROUTES };
+/** `/metrics` shows the traffic, by route and status: it needs a key, `PUBLIC_READS` or not. */
+export const KEYED_ROUTES: readonly string[] = ['/metrics'];
+
+export const DEFAULT_ACCESS_OPTIONS: AccessOptions = {
+  keys: [],
+  publicReads: false,
+  publicRoutes: PUBLIC_ROUTES,
+  keyedRoutes: KEYED_ROUTES,
+};
 
 /** The methods a `read` key may use; every other method needs a `write` key. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -138,12 +148,14 @@ export function duplicateKeys(keys: readonly ApiKey[]): string | undefined {
 export function registerAccessControl(app: FastifyInstance, options: AccessOptions): void {
   if (options.keys.length === 0) return;
   const isPublic = publicRouteMatcher(options.publicRoutes);
+  const keyed = new Set(options.keyedRoutes);
   app.decorateRequest(identityKey, 'none');
   app.addHook('onRequest', async (request) => {
     (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
   });
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!isPublic(request.routeOptions.url) && !isPreflight(request)) authorize(request, options);
+    const route = request.routeOptions.url;
+    if (!isPublic(route) && !isPreflight(request)) authorize(request, options.publicReads && !keyed.has(route ?? ''));
     return payload;
   });
 }
@@ -156,19 +168,6 @@ export function publicRouteMatcher(publicRoutes: readonly string[]): (route: str
   const exact = new Set(publicRoutes.filter((route) => !route.endsWith('/*')));
   const below = publicRoutes.filter((route) => route.endsWith('/*')).map((route) => route.slice(0, -1));
   return (route) => route !== undefined && (exact.has(route) || below.some((prefix) => route.startsWith(prefix)));
-}
-
-/**
- * A CORS preflight: the browser asking, without credentials (it never sends them on a
- * preflight), whether it may send the real request. It shows nothing and changes nothing;
- * the real request that follows is checked.
- */
-function isPreflight(request: FastifyRequest): boolean {
-  return (
-    request.method === 'OPTIONS' &&
-    request.headers.origin !== undefined &&
-    request.headers['access-control-request-method'] !== undefined
-  );
 }
 
 /** The key a request was made with, once identified; undefined without a valid key. */
@@ -196,11 +195,12 @@ function identify(header: string | undefined, keys: readonly ApiKey[]): Identity
   return found ?? 'invalid';
 }
 
-function authorize(request: FastifyRequest, options: AccessOptions): void {
+/** Throws the problem that refuses `request`, unless its key (or, for a read, `publicReads`) lets it in. */
+function authorize(request: FastifyRequest, publicReads: boolean): void {
   const needs: Scope = READ_METHODS.has(request.method) ? 'read' : 'write';
   const identity = (request as IdentifiedRequest)[identityKey];
   if (identity === 'none') {
-    if (needs === 'read' && options.publicReads) return;
+    if (needs === 'read' && publicReads) return;
     throw new HttpProblem('unauthorized', 'This server needs an API key: send "Authorization: Bearer <key>".', {
       headers: { 'www-authenticate': REALM },
     });
@@ -221,34 +221,4 @@ function authorize(request: FastifyRequest, options: AccessOptions): void {
       },
     );
   }
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-
-/** Whether `host` is an address only this machine can reach: 127.0.0.0/8, ::1 or `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const address = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (address === 'localhost') return true;
-  const family = isIP(address);
-  return family !== 0 && LOOPBACK.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-/**
- * Protected mode: the one line to refuse starting with, when the service would listen on
- * an address other machines can reach with no API keys and without the operator's
- * explicit opt-out; undefined when it may start.
- */
-export function protectedModeRefusal(settings: { host: string; keyCount: number; insecureNoAuth: boolean }) {
-  if (settings.keyCount > 0 || settings.insecureNoAuth || isLoopbackHost(settings.host)) return undefined;
-  return (
-    `refusing to listen on ${settings.host} with no API keys, where anyone who can reach it could change every ` +
-    'record: set API_KEYS or API_KEYS_FILE, listen on 127.0.0.1, or start with --insecure-no-auth ' +
-    '(INSECURE_NO_AUTH=true) if something in front of restock controls access'
-  );
 }

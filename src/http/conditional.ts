@@ -21,7 +21,7 @@ export function noneMatchHits(header: string | undefined, record: StoredRecord):
 
 /**
  * The versions of record `id` an If-Match header accepts, for the store to check in the
- * same statement as the write: `'*'`, a list (empty when no tag names this record, so the
+ * same transaction as the write: `'*'`, a list (empty when no tag names this record, so the
  * write fails), or undefined without the header. Comparison is strong: weak tags never
  * match, as RFC 9110 requires for If-Match.
  */

@@ -31,7 +31,7 @@ export function decodeCursor(cursor: string, sortKey: string): Position {
     Array.isArray(p) &&
     p.length > 0 &&
     p.length <= 64 &&
-    p.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)));
+    p.every((v) => (typeof v === 'string' && !v.includes('\0')) || (typeof v === 'number' && Number.isFinite(v)));
   if (!valid) throw invalidCursor('is not a cursor this server handed out');
   if (content?.s !== sortKey) throw invalidCursor('was made for another sort; keep sort as it was, or start over');
   return p as Position;

@@ -52,6 +52,12 @@ export async function claimKey(
       return { kind: 'create', claim: { scope, key, token } };
     case 'done':
       return { kind: 'replay', record: found.record };
+    case 'gone':
+      throw new HttpProblem(
+        'idempotent-record-gone',
+        `This Idempotency-Key created record ${found.id} of ${found.collection}, which has since been deleted; ` +
+          'its response is no longer kept. Send a new key to create another record.',
+      );
     case 'running':
       throw new HttpProblem('idempotency-key-in-use', 'A request with this Idempotency-Key is still running.', {
         headers: { 'retry-after': '1' },

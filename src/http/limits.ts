@@ -12,6 +12,7 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { credentialOf } from './auth.js';
+import { isPreflight } from './preflight.js';
 import { HttpProblem, PROBLEM_TYPE, problemDocument } from './problem.js';
 
 export interface RateLimitOptions {
@@ -47,7 +48,8 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     // A Redis outage must not take the API down: requests pass unlimited (and it is logged).
     skipOnError: true,
     keyGenerator: rateLimitKey,
-    allowList: (request) => options.exempt.has(request.routeOptions.url ?? ''),
+    // A preflight to a probe is no probe: every preflight is counted, alike on every path.
+    allowList: (request) => !isPreflight(request) && options.exempt.has(request.routeOptions.url ?? ''),
     errorResponseBuilder: (_request, context) =>
       new HttpProblem('too-many-requests', `Too many requests; retry in ${context.after}.`),
   });
@@ -174,6 +176,7 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
     const body = problemDocument(problem, undefined);
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: ${PROBLEM_TYPE}\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

@@ -14,7 +14,9 @@ export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields'] as 
 const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 const MAX_CONDITIONS = 20;
-const MAX_SORT_KEYS = 4;
+/** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
+export const MAX_SORT_KEYS = 4;
+export const MAX_FIELDS = 100;
 const MAX_IN_ITEMS = 100;
 const MAX_TEXT = 1000;
 
@@ -55,6 +57,7 @@ export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): P
   if (raw.q !== undefined && (raw.q === '' || raw.q.length > MAX_TEXT)) {
     throw invalid('q', `must be 1 to ${MAX_TEXT} characters`);
   }
+  if (raw.q?.includes('\0')) throw invalid('q', NUL_REFUSED);
   const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, sortKey);
   return {
     query: { where, sort, limit: raw.limit, offset: raw.offset, after, search: raw.q },
@@ -74,7 +77,9 @@ function parseSort(raw: string, maxLength: number): SortKey[] {
 }
 
 function parseFields(raw: string, maxLength: number): string[][] {
-  return raw.split(',').map((item) => {
+  const items = raw.split(',');
+  if (items.length > MAX_FIELDS) throw invalid('fields', `at most ${MAX_FIELDS} fields`);
+  return items.map((item) => {
     const field = fieldRef(item.trim(), 'fields', maxLength);
     return typeof field === 'string' ? [field] : [...field.path];
   });
@@ -90,17 +95,18 @@ function parseCondition(parameter: string, raw: string, maxLength: number): Cond
   }
   const field = fieldRef(match[1], parameter, maxLength);
   if (raw.length > MAX_TEXT) throw invalid(parameter, `value longer than ${MAX_TEXT} characters`);
+  if (raw.includes('\0')) throw invalid(parameter, NUL_REFUSED);
   if (op === 'in') {
     const items = raw.split(',');
     if (items.length > MAX_IN_ITEMS) throw invalid(parameter, `at most ${MAX_IN_ITEMS} values`);
-    return { field, op, value: items.map((item) => valueFor(field, item, parameter)) };
+    return { field, op, value: items.map((item) => valueFor(field, op, item, parameter)) };
   }
   if (op === 'startsWith') {
     if (field === 'id') throw invalid(parameter, 'id is a number; startsWith compares text');
     return { field, op, value: raw };
   }
   if (op === 'contains' && field === 'id') throw invalid(parameter, 'id is a number; contains compares text');
-  const value = valueFor(field, raw, parameter);
+  const value = valueFor(field, op, raw, parameter);
   if (value === null && op !== 'eq' && op !== 'ne' && op !== 'contains') {
     throw invalid(parameter, 'null has no order; use field=null or field[ne]=null');
   }
@@ -112,11 +118,28 @@ function parseCondition(parameter: string, raw: string, maxLength: number): Cond
  * else the text itself. The system fields take what they hold: id a number, the
  * timestamps text.
  */
-function valueFor(field: FieldRef, raw: string, parameter: string): JsonScalar {
+function valueFor(field: FieldRef, op: FilterOp, raw: string, parameter: string): JsonScalar {
   if (field === 'createdAt' || field === 'updatedAt') return raw;
   const value = typed(raw);
-  if (field === 'id' && typeof value !== 'number') throw invalid(parameter, `id is a number, not "${raw}"`);
-  return value;
+  if (typeof value === 'string' && /[\0\p{Cs}]/u.test(value)) throw invalid(parameter, NOT_TEXT);
+  if (field !== 'id') return value;
+  if (typeof value !== 'number') throw invalid(parameter, `id is a number, not "${raw}"`);
+  return idBound(op, value);
+}
+
+/**
+ * The integer that selects the same ids as `value` with `op`. Ids are positive integers
+ * below 2^53, and PostgreSQL's bigint takes neither a fraction nor anything beyond 2^63, so
+ * a number is first held to 0…2^53 (`id[gt]=-1e308` then matches every record, `id=1e20`
+ * none), and a fraction is rounded the way the comparison wants (`id[gt]=1.5` is
+ * `id[gt]=1`); no id equals a fraction, nor 0.
+ */
+function idBound(op: FilterOp, value: number): number {
+  const held = Math.min(Math.max(value, 0), Number.MAX_SAFE_INTEGER + 1);
+  if (Number.isInteger(held)) return held;
+  if (op === 'gt' || op === 'lte') return Math.floor(held);
+  if (op === 'lt' || op === 'gte') return Math.ceil(held);
+  return 0;
 }
 
 function typed(raw: string): JsonScalar {
@@ -145,14 +168,19 @@ function fieldRef(name: string, parameter: string, maxLength: number): FieldRef 
   for (const segment of path) {
     if (segment === '') throw invalid(parameter, `"${name}" is not a field name (empty part between dots)`);
     if (segment.length > maxLength) throw invalid(parameter, `field names are at most ${maxLength} characters`);
-    // A double quote or a control character cannot be written in every database's JSON path.
-    if (/["\p{Cc}]/u.test(segment)) throw invalid(parameter, `"${name}" has a character fields cannot be queried by`);
+    // A double quote, a backslash or a control character cannot be written in every database's JSON path.
+    if (/["\\\p{Cc}]/u.test(segment)) throw invalid(parameter, `"${name}" has a character fields cannot be queried by`);
   }
   if ((SYSTEM_FIELDS as readonly string[]).includes(path[0] as string)) {
     throw invalid(parameter, `${path[0]} has no fields inside it`);
   }
   return { path };
 }
+
+/** Neither store can hold U+0000 in text (PostgreSQL's jsonb and text refuse it), so none is compared with it. */
+const NUL_REFUSED = 'holds U+0000, which no record can hold';
+/** Nor a lone surrogate (`"\ud800"`), which is no character at all. */
+const NOT_TEXT = 'holds U+0000 or a lone surrogate, which no record can hold';
 
 function nameOf(field: FieldRef): string {
   return typeof field === 'string' ? field : field.path.join('.');

@@ -104,9 +104,9 @@ export function isTunnelled(req: IncomingMessage): boolean {
 }
 
 /**
- * The hooks that finish the override once routing is done: a bad override becomes a 400
- * problem, tunnelled responses are never cached, and while GET may carry the header every
- * GET response says it varies on it, so no cache serves a tunnelled DELETE from a stored GET.
+ * The hook that finishes the override once routing is done: tunnelled responses are never
+ * cached, and while GET may carry the header every GET response says it varies on it, so no
+ * cache serves a tunnelled DELETE from a stored GET.
  */
 export function registerMethodOverrideHooks(app: FastifyInstance, allowed: OverrideWireMethods): void {
   const varyOnGet = allowed.has('GET');
@@ -116,9 +116,16 @@ export function registerMethodOverrideHooks(app: FastifyInstance, allowed: Overr
   app.addHook('onRequest', (request, reply, done) => {
     const wire = wireMethod(request.raw);
     if (varyOnGet && (wire === 'GET' || wire === 'HEAD')) appendVary(reply, vary);
-    const problem = overrideError(request.raw);
-    if (problem) return done(problem);
     if (isTunnelled(request.raw)) reply.header('cache-control', 'no-store');
     done();
   });
+}
+
+/**
+ * The hook that answers a bad override with its 400 problem. Registered after the rate
+ * limit, so that the refused request is counted like any other, and before access control,
+ * so that it is refused alike for every caller.
+ */
+export function registerOverrideRefusal(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => done(overrideError(request.raw)));
 }

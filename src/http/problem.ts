@@ -4,127 +4,17 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   IdempotencyConflictError,
+  IdsExhaustedError,
   InvalidPositionError,
   PreconditionFailedError,
+  RecordTooLargeError,
+  StatementTimeoutError,
   StoreUnavailableError,
   UniqueViolationError,
 } from '../store/store.js';
+import { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
 
-/** Every kind of problem restock answers with: its status, title and what it means. */
-export const PROBLEM_TYPES = {
-  'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
-  'malformed-json': {
-    status: 400,
-    title: 'Malformed JSON',
-    description: 'The body is not valid JSON, or not a JSON object where a record is expected.',
-  },
-  'invalid-record': {
-    status: 400,
-    title: 'Invalid record',
-    description:
-      'The body breaks a limit on records: nesting depth, field name length, a number out of range or an integer a double cannot keep exactly, or U+0000 in text.',
-  },
-  'invalid-query': {
-    status: 400,
-    title: 'Invalid query parameter',
-    description: 'A query parameter is unknown or its value is malformed.',
-  },
-  'invalid-method-override': {
-    status: 400,
-    title: 'Invalid method override',
-    description:
-      'The method override header holds an unknown value, several headers disagree, or it came on a wire ' +
-      'method that may not carry it.',
-  },
-  'invalid-idempotency-key': {
-    status: 400,
-    title: 'Invalid Idempotency-Key',
-    description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
-  },
-  unauthorized: {
-    status: 401,
-    title: 'Unauthorized',
-    description:
-      'The request needs an API key (Authorization: Bearer <key>) and carries none, or one this server does not know.',
-  },
-  forbidden: {
-    status: 403,
-    title: 'Forbidden',
-    description: 'The API key is valid but its scope does not allow this method (a read key cannot write).',
-  },
-  'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
-  'method-not-allowed': {
-    status: 405,
-    title: 'Method not allowed',
-    description: 'The path exists but does not take this method; the Allow header lists those it takes.',
-  },
-  'request-timeout': {
-    status: 408,
-    title: 'Request timeout',
-    description:
-      'The request headers or body did not arrive within the time this server allows; the connection is closed.',
-  },
-  'idempotency-key-in-use': {
-    status: 409,
-    title: 'Idempotency-Key in use',
-    description: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
-  },
-  'unique-conflict': {
-    status: 409,
-    title: 'Value already taken',
-    description: 'A field that must be unique in its collection already has this value in another record.',
-  },
-  'precondition-failed': {
-    status: 412,
-    title: 'Precondition failed',
-    description: 'The record changed (or is gone) since the ETag in If-Match was read; nothing was written.',
-  },
-  'payload-too-large': { status: 413, title: 'Body too large', description: 'The request body exceeds the limit.' },
-  'unsupported-media-type': {
-    status: 415,
-    title: 'Unsupported media type',
-    description: 'Request bodies must be application/json or another +json type.',
-  },
-  'schema-violation': {
-    status: 422,
-    title: 'Record breaks the schema',
-    description: "The record (for a change: the record as it would be after it) breaks the collection's schema.",
-  },
-  'idempotency-key-reused': {
-    status: 422,
-    title: 'Idempotency-Key reused',
-    description: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
-  },
-  'too-many-requests': {
-    status: 429,
-    title: 'Too many requests',
-    description:
-      'This credential (or address, without one) used up its request budget; retry after Retry-After seconds. ' +
-      'The RateLimit-* headers give the budget.',
-  },
-  'headers-too-large': {
-    status: 431,
-    title: 'Request headers too large',
-    description: 'The request headers exceed the size this server accepts; the connection is closed.',
-  },
-  overloaded: {
-    status: 503,
-    title: 'Server overloaded',
-    description: 'The server is too busy to take this request now; retry after the time in Retry-After.',
-  },
-  'service-unavailable': {
-    status: 503,
-    title: 'Service unavailable',
-    description: 'The database cannot be reached right now; retry after the time in Retry-After.',
-  },
-  'internal-error': {
-    status: 500,
-    title: 'Internal server error',
-    description: 'Something unexpected went wrong; the log has the details under the request id.',
-  },
-} as const satisfies Record<string, { status: number; title: string; description: string }>;
-
-export type ProblemKind = keyof typeof PROBLEM_TYPES;
+export { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
 
 /** Where the description of each problem type is served. */
 export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;
@@ -164,6 +54,16 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
       'Another attempt took over this Idempotency-Key; nothing was written.',
     );
   }
+  if (error instanceof RecordTooLargeError) {
+    return new HttpProblem(
+      'record-too-large',
+      `The record would be ${error.bytes} bytes as compact JSON, more than the ${error.limit} this server keeps; ` +
+        'nothing was written.',
+    );
+  }
+  if (error instanceof IdsExhaustedError) {
+    return new HttpProblem('ids-exhausted', `No ids are left in ${error.collection}; nothing was written.`);
+  }
   if (error instanceof UniqueViolationError) {
     // A unique index the store could not trace to a field (one an operator made by hand).
     if (error.path.length === 0) {
@@ -177,6 +77,11 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
   if (error instanceof InvalidPositionError) {
     return new HttpProblem('invalid-query', 'The query parameter cursor does not fit this sort.', {
       errors: [{ pointer: '/cursor', message: 'does not fit this sort' }],
+    });
+  }
+  if (error instanceof StatementTimeoutError) {
+    return new HttpProblem('query-timeout', 'The query ran past its time budget and was stopped.', {
+      headers: { 'retry-after': '5' },
     });
   }
   if (error instanceof StoreUnavailableError) {

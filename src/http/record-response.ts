@@ -15,15 +15,9 @@ export function renderRecord(record: StoredRecord): string {
   return `{"id":${record.id},${fields}"createdAt":"${record.createdAt}","updatedAt":"${record.updatedAt}"}`;
 }
 
-/** A JSON array of records, each whole or with only `fields` (paths) besides its id. */
-export function renderRecords(records: readonly StoredRecord[], fields?: readonly (readonly string[])[]): string {
-  const render = fields ? (record: StoredRecord) => renderFields(record, fields) : renderRecord;
-  let out = '[';
-  for (let i = 0; i < records.length; i++) {
-    if (i > 0) out += ',';
-    out += render(records[i] as StoredRecord);
-  }
-  return `${out}]`;
+/** How a list writes each record: whole, or with only `fields` (paths) besides its id. */
+export function recordRenderer(fields?: readonly (readonly string[])[]): (record: StoredRecord) => string {
+  return fields ? (record) => renderFields(record, fields) : renderRecord;
 }
 
 /**

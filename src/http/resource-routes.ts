@@ -7,24 +7,33 @@ import { canonicalPaths, type ResourceDefinition } from '../resources.js';
 import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
 import { operationDocs } from '../schemas/operations.js';
 import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
-import type { Collection, IdempotencyKeys, StoredRecord } from '../store/store.js';
+import { type Collection, type IdempotencyKeys, RecordTooLargeError, type StoredRecord } from '../store/store.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
+import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import { clientFields, recordFields } from './json-body.js';
+import { clientFields } from './json-body.js';
+import { rateLimitKey } from './limits.js';
+import { readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
 import { HttpProblem } from './problem.js';
-import { JSON_TYPE, renderRecords, sendRecord } from './record-response.js';
+import { JSON_TYPE, recordRenderer, sendRecord } from './record-response.js';
 
 /** What the routes of a resource are served from. */
 export interface ResourceRoutesOptions {
   collection: Collection;
   idempotencyKeys: IdempotencyKeys;
   idempotency: IdempotencyOptions;
+  /** The caps on costly list queries running at once. */
+  costlyQueries: CostlyQueryGate;
   /** Longest field name a query may name. */
   maxFieldNameLength: number;
+  /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */
+  maxRecordBytes: number;
+  /** Largest list page in bytes (MAX_PAGE_BYTES). */
+  maxPageBytes: number;
   /** The operator's schema for the collection: creates and the results of changes must pass it. */
   schema?: CollectionSchema;
 }
@@ -88,20 +97,24 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { querystring: ListQuerySchema },
     async handler(request, reply) {
       const { query, sortKey, fields } = parseListQuery(request.query as RawListQuery, options.maxFieldNameLength);
-      const [rows, total] = await Promise.all([
-        collection.list({ ...query, limit: query.limit + 1 }),
-        prefers(request, 'count', 'exact') ? collection.count(query) : undefined,
-      ]);
-      const page = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
-      const last = page[page.length - 1];
-      if (rows.length > query.limit && last) {
+      const counted = prefers(request, 'count', 'exact');
+      const read = () =>
+        Promise.all([
+          readPage(collection, query, recordRenderer(fields), options.maxPageBytes),
+          counted ? collection.count(query) : undefined,
+        ]);
+      const [page, total] =
+        counted || collection.isCostly(query)
+          ? await options.costlyQueries.run(rateLimitKey(request), read)
+          : await read();
+      if (page.more && page.last) {
         reply.header(
           'link',
-          `<${nextPage(request.url, paths.collection, encodeCursor(last.position, sortKey))}>; rel="next"`,
+          `<${nextPage(request.url, paths.collection, encodeCursor(page.last.position, sortKey))}>; rel="next"`,
         );
       }
       if (total !== undefined) reply.header('x-total-count', String(total)).header('preference-applied', 'count=exact');
-      return reply.type(JSON_TYPE).send(renderRecords(page, fields));
+      return reply.type(JSON_TYPE).send(`[${page.records.join(',')}]`);
     },
   };
 
@@ -123,6 +136,8 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       const fields = clientFields(request.body);
       if (schema) ensureValid(schema.check(fields), 'sent');
       const data = JSON.stringify(fields);
+      const bytes = Buffer.byteLength(data);
+      if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
       const key = idempotencyKeyOf(request);
       if (key === undefined) return created(reply, await collection.create(data));
 
@@ -145,9 +160,11 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { params: IdParamsSchema },
     async handler(request, reply) {
       const id = idOf(request);
-      const patch = recordFields(request.body);
+      // Parsed already: the store merges the object, without writing and reading it again.
+      const patch = clientFields(request.body);
       const ifVersion = ifMatchVersions(request.headers['if-match'], id);
-      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged });
+      const maxBytes = options.maxRecordBytes;
+      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged, maxBytes });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },

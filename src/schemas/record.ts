@@ -4,6 +4,7 @@
  * operator's, from SCHEMAS; without one, any JSON object).
  */
 import { type Static, Type } from 'typebox';
+import { MAX_FIELDS, MAX_SORT_KEYS } from '../http/list-query.js';
 import type { ResourceDefinition } from '../resources.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
@@ -135,10 +136,14 @@ export const ListQuerySchema = Type.Object(
       Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
     ),
     sort: Type.Optional(
-      Type.String({ description: 'Fields to order by, comma-separated; a leading - sorts descending. Ties: by id.' }),
+      Type.String({
+        description: `At most ${MAX_SORT_KEYS} fields to order by, comma-separated; a leading - sorts descending. Ties: by id.`,
+      }),
     ),
     q: Type.Optional(Type.String({ description: 'Text that some string in the record contains, in any case.' })),
-    fields: Type.Optional(Type.String({ description: 'Only these fields (comma-separated) besides id.' })),
+    fields: Type.Optional(
+      Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
+    ),
   },
   {
     additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {

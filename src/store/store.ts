@@ -2,6 +2,7 @@
  * The storage interface: everything the HTTP layer may ask of a database. One
  * implementation per database lives in its own folder; nothing outside them writes SQL.
  */
+import type { ListedRecord, ListQuery } from './list-query-model.js';
 
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
@@ -15,57 +16,6 @@ export interface StoredRecord {
   version: number;
   createdAt: string;
   updatedAt: string;
-}
-
-/** A JSON value a filter compares with. */
-export type JsonScalar = string | number | boolean | null;
-
-/** A field of a record: a system field, or a path into the client's fields (`["a","b"]` for `a.b`). */
-export type FieldRef = 'id' | 'createdAt' | 'updatedAt' | { readonly path: readonly string[] };
-
-/**
- * How a filter compares. Comparisons are typed: a number only ever equals or orders
- * against numbers, a string against strings (by Unicode code point), so `price[gt]=5`
- * never matches the string "50". `eq null` matches a null or missing field.
- */
-export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith';
-
-export interface Condition {
-  readonly field: FieldRef;
-  readonly op: FilterOp;
-  /** A list for `in`; the text to look for with `contains` on strings and `startsWith`. */
-  readonly value: JsonScalar | readonly JsonScalar[];
-}
-
-export interface SortKey {
-  readonly field: FieldRef;
-  readonly descending: boolean;
-}
-
-/**
- * Where a page ends, in a form only the store that made it understands: the values the
- * sort compares for the last record, its id last. JSON-safe, so that it fits in a cursor.
- */
-export type Position = readonly (string | number)[];
-
-/** Which records to read, in which order, from where. */
-export interface ListQuery {
-  /** All must hold. */
-  readonly where: readonly Condition[];
-  /** Text that some string value of the record must contain, ignoring case. */
-  readonly search?: string;
-  /** Most significant first; ties are broken by id, in the direction of the last key. Empty: by id. */
-  readonly sort: readonly SortKey[];
-  readonly limit: number;
-  /** Records to skip from the start (with no `after`). */
-  readonly offset?: number;
-  /** Only records after this one, in the same sort: keyset paging, stable under writes. */
-  readonly after?: Position;
-}
-
-/** A listed record, with the position a next page continues from. */
-export interface ListedRecord extends StoredRecord {
-  position: Position;
 }
 
 /**
@@ -83,6 +33,8 @@ export interface WriteConditions {
    * and is passed on (schema validation of a merge's result).
    */
   readonly check?: (data: string) => void;
+  /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
+  readonly maxBytes?: number;
 }
 
 /** A field whose value no two records of a collection may share (missing and null aside). */
@@ -112,6 +64,11 @@ export interface IdempotentCreate {
 /** One collection (users, products, …): its records and the atomic operations on them. */
 export interface Collection {
   list(query: ListQuery): Promise<ListedRecord[]>;
+  /**
+   * Whether listing `query` may read far more rows than it returns (a filter, a search, a
+   * sort without an index: see sql/query-cost.ts). Counts are always costly.
+   */
+  isCostly(query: ListQuery): boolean;
   /** How many records the query's filters and search match (its paging aside). */
   count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;
@@ -130,13 +87,18 @@ export interface Collection {
    */
   restore(records: readonly StoredRecord[]): Promise<void>;
   /**
-   * Applies a JSON Merge Patch (RFC 7396) to the stored fields inside the database, in
-   * one atomic step; resolves with the result once durable, or undefined if no such id.
+   * Applies a JSON Merge Patch (RFC 7396; as JSON text, or the parsed object, which is not
+   * changed) to the stored fields, in one atomic step (read, merge and write in one
+   * transaction); resolves with the result once durable, or undefined if no such id.
    * `conditions` are checked in the same step; a unique field taken by another record
    * throws {@link UniqueViolationError}, as on create.
    */
-  merge(id: number, patch: string, conditions?: WriteConditions): Promise<StoredRecord | undefined>;
-  /** Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as for merge. */
+  merge(id: number, patch: string | object, conditions?: WriteConditions): Promise<StoredRecord | undefined>;
+  /**
+   * Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as
+   * for merge. In the same transaction, an `Idempotency-Key` that created the record forgets
+   * its copy of it (a retry then hears it is gone).
+   */
   remove(id: number, conditions?: Pick<WriteConditions, 'ifVersion'>): Promise<StoredRecord | undefined>;
   /** Values of `field` that several records share (at most `limit` of them). */
   duplicates(field: Omit<UniqueField, 'collection'>, limit: number): Promise<Duplicate[]>;
@@ -147,7 +109,9 @@ export type IdempotencyClaim =
   | { state: 'claimed' }
   | { state: 'running' }
   | { state: 'mismatch' }
-  | { state: 'done'; collection: string; record: StoredRecord };
+  | { state: 'done'; collection: string; record: StoredRecord }
+  /** The key's create succeeded, but its record was deleted since, and its copy with it. */
+  | { state: 'gone'; collection: string; id: number };
 
 /**
  * `Idempotency-Key`s, kept in the database so that every instance sees them and they
@@ -238,53 +202,5 @@ export interface StoreOptions {
   statementTimeoutMs: number;
 }
 
-/** The database cannot be reached or is too busy; the request may be retried later. */
-export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
-
-/** A conditional write found the record changed (or gone): nothing was written. */
-export class PreconditionFailedError extends Error {
-  constructor() {
-    super('the record is not at the version the request names');
-    this.name = 'PreconditionFailedError';
-  }
-}
-
-/** A position (from a client's cursor) that does not fit the query's sort. */
-export class InvalidPositionError extends Error {
-  constructor() {
-    super('the position does not fit this sort');
-    this.name = 'InvalidPositionError';
-  }
-}
-
-/** An idempotent create lost its claim to another attempt: nothing was written. */
-export class IdempotencyConflictError extends Error {
-  constructor() {
-    super('the idempotency key was taken over by another attempt');
-    this.name = 'IdempotencyConflictError';
-  }
-}
-
-/** A write would give a unique field a value another record has: nothing was written. */
-export class UniqueViolationError extends Error {
-  constructor(
-    readonly collection: string,
-    readonly path: readonly string[],
-  ) {
-    super(`${collection}.${path.join('.')} must be unique`);
-    this.name = 'UniqueViolationError';
-  }
-}
-
-/** The database cannot be set up as configured; the message says why in one line. */
-export class StoreSetupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreSetupError';
-  }
-}
+export * from './list-query-model.js';
+export * from './store-errors.js';

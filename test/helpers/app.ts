@@ -28,13 +28,17 @@ export function useDatabase(kind: TestStoreKind): { db: TestDatabase } {
   return context;
 }
 
-/** Builds an app on a fresh database of `kind` before the suite and tears both down after. */
+/**
+ * Builds an app on a fresh database of `kind` before the suite and tears both down after.
+ * Load shedding is off unless `overrides` turns it on: it answers by how busy the machine
+ * is, and test/limits.test.ts tests it where it is the subject.
+ */
 export function useApp(kind: TestStoreKind, overrides: Partial<Config> = {}): TestContext {
   const context = {} as TestContext;
   before(async () => {
     context.db = await kind.create();
     context.app = await buildApp({
-      config: defaultConfig({ ...overrides, databaseUrl: context.db.url }),
+      config: defaultConfig({ maxEventLoopDelay: 0, ...overrides, databaseUrl: context.db.url }),
       logStream: false,
     });
     await context.app.ready();

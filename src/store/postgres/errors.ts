@@ -3,7 +3,7 @@
  * retry: 503) rather than "this statement is wrong" (a bug: 500).
  */
 import { DatabaseError } from 'pg';
-import { StoreUnavailableError } from '../store.js';
+import { StatementTimeoutError, StoreUnavailableError } from '../store.js';
 
 /**
  * SQLSTATE classes and codes of an unreachable, restarting or overloaded server:
@@ -27,10 +27,14 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /** Runs a database call, turning unavailability into {@link StoreUnavailableError}. */
-export async function guard<T>(run: () => Promise<T>): Promise<T> {
+export async function guard<T>(run: () => Promise<T>, statementTimeoutMs = 0): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    // query_canceled: statement_timeout stopped it (restock never cancels otherwise).
+    if (error instanceof DatabaseError && error.code === '57014') {
+      throw new StatementTimeoutError(statementTimeoutMs, { cause: error });
+    }
     if (isUnavailable(error)) {
       throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
     }

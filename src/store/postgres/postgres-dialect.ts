@@ -5,7 +5,8 @@
  * search folds case through ICU (or a table), not the locale either.
  */
 import { type foldCase, foldTable } from '../sql/case-fold.js';
-import type { SqlDialect } from '../sql/dialect.js';
+import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect } from '../sql/dialect.js';
+import { SEARCH_TEXT_FUNCTION } from './search-index.js';
 
 const typeOf = (p: string) => `jsonb_typeof(data #> ${p})`;
 
@@ -31,6 +32,7 @@ export const postgresDialect: SqlDialect = {
   ],
   // An index definition or a violation's detail: jsonb_typeof(data #> '{meta,code}'::text[]), …
   uniquePath: (definition) => /#>>? '\{([^}]*)\}'/.exec(definition)?.[1]?.split(','),
+  byteLength: (text) => `octet_length(${text})`,
   idList: () => "string_agg(id::text, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(strpos(${haystack}, ${needle}::text) > 0)`,
   arrayHas: (path, value, param) =>
@@ -51,11 +53,25 @@ export function postgresDialectFor(hasIcu: boolean): SqlDialect {
   return hasIcu ? postgresDialect : { ...postgresDialect, search: searchWith(foldWithTable) };
 }
 
-/** Search in every string of the record, folded by `fold`, for the (folded) needle. */
+/**
+ * Search in every string of the record, folded by `fold`, for the (folded) needle. From
+ * three characters on, a LIKE on the record's search text (search-index.ts) lets the
+ * trigram index find the candidates, which the scan then checks each string by string.
+ */
 function searchWith(fold: (text: string) => string): SqlDialect['search'] {
-  return (needle) =>
-    `EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v ` +
-    `WHERE jsonb_typeof(v) = 'string' AND strpos(${fold("(v #>> '{}')")}, ${needle}::text) > 0)`;
+  return (_table, needle, param) => {
+    const scan =
+      `EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v ` +
+      `WHERE jsonb_typeof(v) = 'string' AND strpos(${fold("(v #>> '{}')")}, ${param(needle)}::text) > 0)`;
+    if ([...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
+    const pattern = `%${needle.replace(/[\\%_]/g, '\\$&')}%`;
+    return `(${SEARCH_TEXT_FUNCTION}(data) LIKE ${param(pattern)} AND ${scan})`;
+  };
+}
+
+/** {@link foldCase} as SQL on a server with ICU or without, for the search text function. */
+export function foldSqlFor(hasIcu: boolean): (text: string) => string {
+  return hasIcu ? foldWithIcu : foldWithTable;
 }
 
 /** {@link foldCase} as SQL: the database's locale plays no part. */

@@ -4,8 +4,10 @@
  * lives in the process, so any number of instances may share one database.
  */
 import pg from 'pg';
+import { mergedFields, versionMatches } from '../merge-patch.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
+import { isCostly } from '../sql/query-cost.js';
 import {
   createUniqueIndexSql,
   type DuplicateRow,
@@ -22,7 +24,7 @@ import {
   type Collection,
   collectionLookup,
   IdempotencyConflictError,
-  type IdempotencyKeys,
+  IdsExhaustedError,
   PreconditionFailedError,
   type Store,
   type StoredRecord,
@@ -31,9 +33,12 @@ import {
   type UniqueViolationError,
   type WriteConditions,
 } from '../store.js';
-import { guard as guardAvailability } from './errors.js';
+import { guard as guardAvailability, isUnavailable } from './errors.js';
+import { postgresIdempotencyKeys } from './idempotency-keys.js';
 import { migrate } from './migrations.js';
-import { ICU_ROOT_COLLATION, postgresDialect, postgresDialectFor } from './postgres-dialect.js';
+import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialect, postgresDialectFor } from './postgres-dialect.js';
+import { readinessProbe } from './readiness-probe.js';
+import { syncSearchIndexes } from './search-index.js';
 
 /** The columns of a {@link StoredRecord}. */
 const COLUMNS = 'id, data::text AS data, version, created_at AS "createdAt", updated_at AS "updatedAt"';
@@ -72,11 +77,15 @@ export async function openPostgresStore(
   try {
     const client = await guardAvailability(() => pool.connect());
     try {
+      const icu = await hasIcu(client);
       await migrate(client, collections, async (locked) => {
         for (const statement of createIndexStatements(postgresDialect, options.indexes)) await locked.query(statement);
         await syncUniqueIndexes(locked, collections, options.unique);
+        await syncSearchIndexes(locked, collections, foldSqlFor(icu), (message) =>
+          process.emitWarning(message, { code: 'RESTOCK_SEARCH_UNINDEXED' }),
+        );
       });
-      dialect = postgresDialectFor(await hasIcu(client));
+      dialect = postgresDialectFor(icu);
       // A write is acknowledged only once PostgreSQL has flushed it; a server configured
       // with synchronous_commit = off would ack before that, so restock's sessions opt back in.
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
@@ -93,9 +102,11 @@ export async function openPostgresStore(
   }
 
   const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
-  const guard = <T>(run: () => Promise<T>): Promise<T> => guardWith(uniqueByIndex, collections, run);
+  const guard = <T>(run: () => Promise<T>, collection?: string): Promise<T> =>
+    guardWith(uniqueByIndex, collections, run, options.statementTimeoutMs, collection);
+  const probe = readinessProbe(url, options);
   const collection = collectionLookup(collections, (name) =>
-    postgresCollection(pool, dialect, guard, name, indexedIn(options.indexes, name)),
+    postgresCollection(pool, dialect, (run) => guard(run, name), name, indexedIn(options.indexes, name)),
   );
   return {
     dialect: 'postgres',
@@ -114,9 +125,10 @@ export async function openPostgresStore(
     collection,
     idempotency: postgresIdempotencyKeys(pool, guard),
     async ping() {
-      await guard(() => pool.query('SELECT 1'));
+      await guard(() => probe.ping());
     },
     async close() {
+      await probe.close();
       if (!pool.ended) await pool.end();
     },
   };
@@ -133,18 +145,19 @@ function postgresCollection(
   const statement = (name: string, text: string) => ({ name: `${table}.${name}`, text });
   const get = statement('get', `SELECT ${COLUMNS} FROM "${table}" WHERE id = $1`);
   const insert = statement('insert', `INSERT INTO "${table}" (data) VALUES ($1::jsonb) RETURNING ${COLUMNS}`);
-  // One UPDATE: PostgreSQL locks the row and, if another writer got there first,
-  // re-evaluates the merge (and the version check) on its result, so concurrent merges
-  // never lose a field and a stale If-Match never overwrites.
-  const mergeSql = `UPDATE "${table}" SET data = restock_merge_patch(data, $1::jsonb), version = version + 1,
-    updated_at = restock_now() WHERE id = $2`;
-  const merge = statement('merge', `${mergeSql} RETURNING ${COLUMNS}`);
-  const mergeIf = statement('mergeIf', `${mergeSql} AND version = ANY($3::integer[]) RETURNING ${COLUMNS}`);
-  const remove = statement('remove', `DELETE FROM "${table}" WHERE id = $1 RETURNING ${COLUMNS}`);
-  const removeIf = statement(
-    'removeIf',
-    `DELETE FROM "${table}" WHERE id = $1 AND version = ANY($2::integer[]) RETURNING ${COLUMNS}`,
+  // A merge: the row read under its lock, then written with the fields merged in the application.
+  const lockRow = statement('lockRow', `SELECT data::text AS data, version FROM "${table}" WHERE id = $1 FOR UPDATE`);
+  const update = statement(
+    'update',
+    `UPDATE "${table}" SET data = $1::jsonb, version = version + 1, updated_at = restock_now() WHERE id = $2
+     RETURNING ${COLUMNS}`,
   );
+  // One statement, so one transaction: the delete, and an Idempotency-Key forgetting its copy of the record.
+  const removeWhere = (condition: string) =>
+    `WITH gone AS (DELETE FROM "${table}" WHERE ${condition} RETURNING ${COLUMNS}), forgot AS (UPDATE idempotency_keys
+     SET record = NULL WHERE collection = '${table}' AND record_id IN (SELECT id FROM gone)) SELECT * FROM gone`;
+  const remove = statement('remove', removeWhere('id = $1'));
+  const removeIf = statement('removeIf', removeWhere('id = $1 AND version = ANY($2::integer[])'));
   // Ids come out in input order: the identity is drawn row by row in ordinality order.
   const insertMany = statement(
     'insertMany',
@@ -187,6 +200,7 @@ function postgresCollection(
       const { rows } = await guard(() => pool.query(sql.text, sql.values));
       return rows.map((row) => listedRecord(row, sql.positionColumns));
     },
+    isCostly: (query) => isCostly(query, isIndexed),
     async count(query) {
       const sql = selectCount(dialect, isIndexed, table, query);
       const { rows } = await guard(() => pool.query<{ n: string }>(sql.text, sql.values));
@@ -198,9 +212,9 @@ function postgresCollection(
       return transaction(pool, guard, async (client) => {
         const record = (await client.query<StoredRecord>({ ...insert, values: [data] })).rows[0] as StoredRecord;
         const done = await client.query(
-          `UPDATE idempotency_keys SET state = 'done', collection = $4, record = $5
+          `UPDATE idempotency_keys SET state = 'done', collection = $4, record = $5, record_id = $6
            WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`,
-          [idempotency.scope, idempotency.key, idempotency.token, table, JSON.stringify(record)],
+          [idempotency.scope, idempotency.key, idempotency.token, table, JSON.stringify(record), record.id],
         );
         if (done.rowCount !== 1) throw new IdempotencyConflictError();
         return record;
@@ -226,26 +240,19 @@ function postgresCollection(
         await client.query(raiseIdentity);
       });
     },
-    async merge(id, patch, conditions = {}) {
-      const { check, ifVersion } = conditions;
-      if (!check) {
-        return conditional(
-          () => one(merge, [patch, id]),
-          (versions) => one(mergeIf, [patch, id, versions]),
-          ifVersion,
-        );
-      }
-      // The result must pass a check: the UPDATE (which holds the row lock) and the check
-      // in one transaction, rolled back when the check throws.
+    // Read (locking the row), merge in linear time (see merge-patch.ts) and write, in one
+    // transaction: a concurrent merge of the same record waits for the lock and then reads
+    // this one's result, so neither loses a field, and the version is checked under the lock.
+    merge(id, patch, { check, ifVersion, maxBytes } = {}) {
       return transaction(pool, guard, async (client) => {
-        const run = async (query: { name: string; text: string }, values: unknown[]) =>
-          (await client.query<StoredRecord>({ ...query, values })).rows[0];
-        const record = await conditional(
-          () => run(merge, [patch, id]),
-          (versions) => run(mergeIf, [patch, id, versions]),
-          ifVersion,
-        );
-        if (record) check(record.data);
+        const current = (await client.query<StoredRecord>({ ...lockRow, values: [id] })).rows[0];
+        if (!current || !versionMatches(ifVersion, current.version)) {
+          if (ifVersion !== undefined) throw new PreconditionFailedError();
+          return undefined;
+        }
+        const data = mergedFields(current.data, patch, maxBytes);
+        const record = (await client.query<StoredRecord>({ ...update, values: [data, id] })).rows[0] as StoredRecord;
+        check?.(record.data);
         return record;
       });
     },
@@ -309,79 +316,28 @@ async function hasIcu(client: pg.PoolClient): Promise<boolean> {
 
 /**
  * Runs a database call, turning unavailability into StoreUnavailableError and a unique
- * index's refusal (SQLSTATE 23505) on a collection into {@link UniqueViolationError}.
+ * index's refusal (SQLSTATE 23505) on a collection into {@link UniqueViolationError}, and
+ * the end of `collection`'s ids into {@link IdsExhaustedError}.
  */
 async function guardWith<T>(
   unique: ReadonlyMap<string, UniqueField>,
   collections: readonly string[],
   run: () => Promise<T>,
+  statementTimeoutMs: number,
+  collection?: string,
 ): Promise<T> {
   try {
-    return await guardAvailability(run);
+    return await guardAvailability(run, statementTimeoutMs);
   } catch (error) {
     const { code, table = '', constraint = '', detail = '' } = error as pg.DatabaseError;
+    // The identity reached its MAXVALUE (2^53 - 1, see migrations.ts): no id is left.
+    if (code === '2200H' && collection !== undefined) throw new IdsExhaustedError(collection);
     // A taken id (restore) is not a unique field's conflict: it is passed on as it is.
     if (code === '23505' && collections.includes(table) && constraint !== `${table}_pkey`) {
       throw uniqueViolation(postgresDialect, unique, { index: constraint, table, definition: detail });
     }
     throw error;
   }
-}
-
-function postgresIdempotencyKeys(pool: pg.Pool, guard: <T>(run: () => Promise<T>) => Promise<T>): IdempotencyKeys {
-  const query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
-    guard(() => pool.query<R>(text, values));
-  return {
-    async claim(scope, key, fingerprint, token, staleAfterMs) {
-      // A claim released between the INSERT and the SELECT is tried again, a few times.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await query(
-          `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state) VALUES ($1, $2, $3, $4, 'running')
-           ON CONFLICT DO NOTHING`,
-          [scope, key, fingerprint, token],
-        );
-        if (inserted.rowCount === 1) return { state: 'claimed' };
-        const { rows } = await query<{
-          fingerprint: string;
-          state: string;
-          token: string;
-          collection: string | null;
-          record: string | null;
-          stale: boolean;
-        }>(
-          `SELECT fingerprint, state, token, collection, record,
-                  claimed_at < now() - $3 * interval '1 millisecond' AS stale
-           FROM idempotency_keys WHERE scope = $1 AND key = $2`,
-          [scope, key, staleAfterMs],
-        );
-        const found = rows[0];
-        if (!found) continue;
-        if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
-        if (found.state === 'done') {
-          return { state: 'done', collection: found.collection ?? '', record: JSON.parse(found.record ?? '{}') };
-        }
-        if (!found.stale) return { state: 'running' };
-        const takeover = await query(
-          `UPDATE idempotency_keys SET token = $3, claimed_at = now()
-           WHERE scope = $1 AND key = $2 AND token = $4 AND state = 'running'`,
-          [scope, key, token, found.token],
-        );
-        return { state: takeover.rowCount === 1 ? 'claimed' : 'running' };
-      }
-      return { state: 'running' };
-    },
-    async release(scope, key, token) {
-      await query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND token = $3 AND state = 'running'`, [
-        scope,
-        key,
-        token,
-      ]);
-    },
-    async sweep(before) {
-      const result = await query('DELETE FROM idempotency_keys WHERE created_at < $1', [before]);
-      return result.rowCount ?? 0;
-    },
-  };
 }
 
 /** Runs `work` on one connection inside BEGIN/COMMIT, rolling back if it throws. */
@@ -399,9 +355,13 @@ function transaction<T>(
       client.release();
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      // Whatever state the connection is in, it does not go back to the pool.
-      client.release(true);
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      // A refusal (a failed If-Match, a record too large, a schema) leaves a clean connection,
+      // which goes back to the pool; after a broken one, whatever its state, it does not.
+      client.release(!rolledBack || isUnavailable(error));
       throw error;
     }
   });

@@ -34,6 +34,8 @@ export interface SqlDialect {
    * database's account of a violation of it; undefined when the text names none.
    */
   uniquePath(definition: string): string[] | undefined;
+  /** The length in bytes (UTF-8) of a text expression. */
+  byteLength(text: string): string;
   /** An aggregate of the ids of a group as text, comma-separated in id order. */
   idList(): string;
   /** Whether the text expression `haystack` contains the text parameter `needle`. */
@@ -41,10 +43,12 @@ export interface SqlDialect {
   /** Whether the array at `path` has an element equal to `value`. */
   arrayHas(path: string, value: string | number | boolean | null, param: (value: unknown) => string): string;
   /**
-   * Whether some string anywhere in the record, its case folded as {@link foldCase} does,
-   * contains the parameter `needle` (folded already).
+   * Whether some string anywhere in a record of `table`, its case folded as
+   * {@link foldCase} does, contains `needle` (folded already), added with `param`. From
+   * {@link SEARCH_INDEX_MIN_LENGTH} characters on, a trigram index narrows the records to
+   * read; shorter needles read every record.
    */
-  search(needle: string): string;
+  search(table: string, needle: string, param: (value: unknown) => string): string;
   /**
    * Whether the planner seeks an index with a row-value comparison on expression columns
    * (`(a, b) > (?, ?)`); without it, deep pages are read as one range per term.
@@ -56,3 +60,11 @@ export interface SqlDialect {
 
 /** Ranks of the JSON types, in sort order. */
 export const RANK = { null: 0, number: 1, string: 2, boolean: 3, array: 4, object: 5 } as const;
+
+/** The shortest needle a trigram index can look up: one trigram. */
+export const SEARCH_INDEX_MIN_LENGTH = 3;
+
+/** The name of the search index of a collection's table (an FTS5 table on SQLite, a GIN index on PostgreSQL). */
+export function searchIndexName(table: string): string {
+  return `${table}_search`;
+}

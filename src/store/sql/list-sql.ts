@@ -76,10 +76,10 @@ class Builder {
     return this.dialect.path(segments, this.param, this.isIndexed(segments));
   }
 
-  /** The SQL of all conditions and the search, joined with AND ('' when there are none). */
-  where(query: Pick<ListQuery, 'where' | 'search'>): string[] {
+  /** The SQL of all conditions and the search of a query on `table`, to be joined with AND. */
+  where(query: Pick<ListQuery, 'where' | 'search'>, table: string): string[] {
     const parts = query.where.map((condition) => this.condition(condition));
-    if (query.search !== undefined) parts.push(this.dialect.search(this.param(foldCase(query.search))));
+    if (query.search !== undefined) parts.push(this.dialect.search(table, foldCase(query.search), this.param));
     return parts;
   }
 
@@ -148,14 +148,15 @@ class Builder {
   }
 
   /**
-   * The ORDER BY terms with their directions: the sort keys, then id. A term that a
-   * filter pins to one value (`price[gte]=5` pins price's rank to "number") is left out:
-   * it orders nothing, and SQLite would not use an index for an ORDER BY that names it.
+   * The ORDER BY terms with their directions: the sort keys, then id. A term a filter pins to
+   * one value (`price[gte]=5` pins price's rank) orders nothing and is left out: SQLite would not
+   * use an index naming it, and PostgreSQL cannot type the parameter of a path no term names.
    */
   orderTerms(sort: readonly SortKey[], where: readonly Condition[]): OrderTerm[] {
     const terms: OrderTerm[] = [];
     for (const key of sort) {
       const pinned = typeof key.field === 'string' ? 0 : pinnedTerms(key.field.path, where);
+      if (pinned === 0b111) continue;
       const all = this.terms(key.field).map((term) => ({ ...term, descending: key.descending }));
       terms.push(...all.filter((_, i) => !(pinned & (1 << i))));
     }
@@ -166,8 +167,7 @@ class Builder {
 
   /** Records strictly after `position` in the order of `terms`. */
   after(rest: readonly OrderTerm[], values: Position): string {
-    const sameDirection = rest.every((term) => term.descending === rest[0]?.descending);
-    if (sameDirection) {
+    if (rest.every((term) => term.descending === rest[0]?.descending)) {
       const operator = rest[0]?.descending ? '<' : '>';
       return `((${rest.map((t) => t.sql).join(', ')}) ${operator} (${values.map((v) => this.param(v)).join(', ')}))`;
     }
@@ -239,13 +239,27 @@ export function selectPage(
 ): SqlQuery & { positionColumns: number } {
   const builder = new Builder(dialect, isIndexed);
   const terms = builder.orderTerms(query.sort, query.where);
-  const filters = builder.where(query);
+  const filters = builder.where(query, table);
   const positions = terms.map((term, i) => `${term.sql} AS p${i}`).join(', ');
   const limit = builder.param(query.limit);
   const select = (where: string[], orderFrom: number) =>
     `SELECT ${columns}, ${positions} FROM "${table}"${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}` +
     ` ORDER BY ${builder.orderBy(terms.slice(orderFrom))} LIMIT ${limit}`;
-  const result = (text: string) => ({ text, values: builder.values, positionColumns: terms.length });
+  const result = (text: string) => ({
+    text: query.maxBytes === undefined ? text : cutAtBytes(text, query.maxBytes),
+    values: builder.values,
+    positionColumns: terms.length,
+  });
+  // The running size of the page's data in its own order; a record is kept while those
+  // before it hold fewer than `maxBytes` bytes.
+  function cutAtBytes(page: string, maxBytes: number): string {
+    const order = terms.map((term, i) => `p${i}${term.descending ? ' DESC' : ''}`).join(', ');
+    const size = dialect.byteLength('page.data');
+    return (
+      `SELECT * FROM (SELECT page.*, sum(${size}) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) - ${size} ` +
+      `AS bytes_before FROM (${page}) page) sized WHERE bytes_before < ${builder.param(maxBytes)} ORDER BY ${order}`
+    );
+  }
 
   const { after } = query;
   if (!after) {
@@ -283,7 +297,7 @@ export function selectCount(
   query: Pick<ListQuery, 'where' | 'search'>,
 ): SqlQuery {
   const builder = new Builder(dialect, isIndexed);
-  const where = builder.where(query);
+  const where = builder.where(query, table);
   const text = `SELECT count(*) AS n FROM "${table}"${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
   return { text, values: builder.values };
 }

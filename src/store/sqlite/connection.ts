@@ -5,9 +5,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database, { type Database as Db } from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
 import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
 import { migrate } from './migrations.js';
+import { SEARCH_TEXT_FUNCTION, searchText } from './search-index.js';
+import Database from './sqlite-library.js';
 
 /** How long a writer waits for another process's write lock before giving up (ms). */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -27,6 +29,8 @@ export function openConnection(path: string, collections: readonly string[], ext
   db.pragma('synchronous = FULL');
   // For q= search (see sqlite-dialect.ts); deterministic, so SQLite may reuse its results.
   db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
+  // For the search index's triggers (see search-index.ts).
+  db.function(SEARCH_TEXT_FUNCTION, { deterministic: true }, (data) => searchText(String(data)));
   migrate(db, collections, extra);
   return db;
 }

@@ -13,6 +13,12 @@
  * commit at once. While that fsync blocks the event loop, new requests wait in the socket
  * buffers and form the next batch. Nothing waits on a timer, so a lone write is not delayed.
  *
+ * Another process may hold the write lock (another worker, the sqlite3 shell). The
+ * connection does not wait for it (busy_timeout 0, which would block the event loop): a
+ * batch that finds the lock taken goes back to the head of the queue and is tried again
+ * after a short, growing pause, while the event loop serves everything else. A write that
+ * has waited `busyTimeoutMs` in all fails as unavailable (a 503).
+ *
  * Written by hand: no maintained library does group commit over better-sqlite3.
  */
 import type { Database, Statement } from 'better-sqlite3';
@@ -25,12 +31,18 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** What a caller sees of a database error (for example "unavailable, retry"). */
   mapError?: (error: unknown) => unknown;
+  /** How long a write may wait for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
 }
+
+/** Pauses between tries for a lock another process holds: short first, as locks mostly are. */
+const LOCK_RETRY_MS = [1, 2, 4, 8, 16, 25];
 
 interface Queued {
   work: UnitOfWork<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  queuedAt: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -42,6 +54,9 @@ export class GroupCommit {
   readonly #db: Database;
   readonly #maxBatch: number;
   readonly #mapError: (error: unknown) => unknown;
+  readonly #busyTimeoutMs: number;
+  /** Tries since the lock was last found free. */
+  #lockTries = 0;
   readonly #sql: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
   #queue: Queued[] = [];
   #scheduled = false;
@@ -50,8 +65,8 @@ export class GroupCommit {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
     this.#mapError = options.mapError ?? ((error) => error);
-    // IMMEDIATE takes the write lock up front, waiting up to busy_timeout for another
-    // process that holds it, so a batch never fails half-way for want of the lock.
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    // IMMEDIATE takes the write lock up front, so a batch never fails half-way for want of it.
     this.#sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -65,37 +80,47 @@ export class GroupCommit {
   /** Queues `work` for the next batch; resolves with its result once the batch is durable. */
   run<T>(work: UnitOfWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject, queuedAt: Date.now() });
       this.#schedule();
     });
   }
 
-  /** Commits everything queued now, synchronously (before closing the database). */
+  /**
+   * Commits everything queued now, synchronously (before closing the database): here the
+   * connection itself waits for a lock, up to the same budget, and then gives up.
+   */
   drain(): void {
-    while (this.#queue.length > 0) this.#commitNext();
+    this.#db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
+    while (this.#queue.length > 0) this.#commitNext(true);
   }
 
-  #schedule(): void {
+  /** Runs the next batch at the next check phase, or after `delayMs` while the lock is taken. */
+  #schedule(delayMs = 0): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    const next = () => {
       this.#scheduled = false;
-      this.#commitNext();
+      const retryIn = this.#commitNext();
       // One batch per turn of the event loop, so that its responses go out before the next fsync.
-      if (this.#queue.length > 0) this.#schedule();
-    });
+      if (this.#queue.length > 0) this.#schedule(retryIn);
+    };
+    if (delayMs > 0) setTimeout(next, delayMs);
+    else setImmediate(next);
   }
 
-  #commitNext(): void {
+  /** Commits the next batch; returns how long to wait before the next try when the lock was taken. */
+  #commitNext(final = false): number {
     const batch = this.#queue.splice(0, this.#maxBatch);
-    if (batch.length === 0) return;
+    if (batch.length === 0) return 0;
     let outcomes: Outcome[];
     try {
       outcomes = this.#transact(batch);
     } catch (error) {
+      if (!final && isBusy(error) && !this.#db.inTransaction) return this.#waitForLock(batch, error);
       this.#fail(batch, error);
-      return;
+      return 0;
     }
+    this.#lockTries = 0;
     this.stats.batches++;
     this.stats.units += batch.length;
     // Only now, with the batch durable, does any caller hear how its write went.
@@ -104,6 +129,18 @@ export class GroupCommit {
       if (outcome.ok) unit.resolve(outcome.value);
       else unit.reject(this.#mapError(outcome.error));
     }
+    return 0;
+  }
+
+  /** Another process holds the write lock: fails the writes that waited long enough, requeues the rest. */
+  #waitForLock(batch: readonly Queued[], error: unknown): number {
+    const now = Date.now();
+    const expired = batch.filter((unit) => now - unit.queuedAt >= this.#busyTimeoutMs);
+    if (expired.length > 0) this.#fail(expired, error);
+    this.#queue.unshift(...batch.filter((unit) => now - unit.queuedAt < this.#busyTimeoutMs));
+    const pause = LOCK_RETRY_MS[Math.min(this.#lockTries, LOCK_RETRY_MS.length - 1)] as number;
+    this.#lockTries++;
+    return pause;
   }
 
   /** Runs a batch in one transaction and commits it; throws when nothing of it was committed. */
@@ -140,4 +177,10 @@ export class GroupCommit {
     const mapped = this.#mapError(error);
     for (const unit of batch) unit.reject(mapped);
   }
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

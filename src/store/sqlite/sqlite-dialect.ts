@@ -4,7 +4,7 @@
  * points).
  */
 import { FOLD_CASE_FUNCTION } from '../sql/case-fold.js';
-import type { SqlDialect } from '../sql/dialect.js';
+import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect, searchIndexName } from '../sql/dialect.js';
 
 const RANK_OF_TYPE =
   "WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'true' THEN 3 WHEN 'false' THEN 3 " +
@@ -35,6 +35,7 @@ export const sqliteDialect: SqlDialect = {
     const path = /'\$((?:\."[^"]*")+)'/.exec(definition)?.[1];
     return path === undefined ? undefined : [...path.matchAll(/"([^"]*)"/g)].map((match) => match[1] as string);
   },
+  byteLength: (text) => `length(CAST(${text} AS BLOB))`,
   idList: () => "group_concat(id, ',' ORDER BY id)",
   containsText: (haystack, needle) => `(instr(${haystack}, ${needle}) > 0)`,
   arrayHas(path, value, param) {
@@ -48,9 +49,16 @@ export const sqliteDialect: SqlDialect = {
             : `type = 'text' AND atom = ${param(value)}`;
     return `(json_type(data, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(data, ${path}) WHERE ${element}))`;
   },
-  // SQLite's own lower() folds ASCII only; the function the connection registers folds as PostgreSQL does.
-  search: (needle) =>
-    `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(${FOLD_CASE_FUNCTION}(atom), ${needle}) > 0)`,
+  search(table, needle, param) {
+    // SQLite's own lower() folds ASCII only; the function the connection registers folds as PostgreSQL does.
+    const scan = `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(${FOLD_CASE_FUNCTION}(atom), ${param(needle)}) > 0)`;
+    if ([...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
+    // The index finds the records holding the needle's trigrams (its text as one FTS5 phrase);
+    // the scan then checks only those, each string on its own.
+    const index = `"${searchIndexName(table)}"`;
+    const phrase = `"${needle.replaceAll('"', '""')}"`;
+    return `(id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${param(phrase)}) AND ${scan})`;
+  },
   seeksRowValues: false,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
 };

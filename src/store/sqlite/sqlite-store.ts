@@ -5,7 +5,9 @@
  * their promises resolves.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { mergedFields, versionMatches } from '../merge-patch.js';
 import { createIndexStatements, indexedIn, listedRecord, selectCount, selectPage } from '../sql/list-sql.js';
+import { isCostly } from '../sql/query-cost.js';
 import {
   createUniqueIndexSql,
   type DuplicateRow,
@@ -22,7 +24,8 @@ import {
   type Collection,
   collectionLookup,
   IdempotencyConflictError,
-  type IdempotencyKeys,
+  IdsExhaustedError,
+  MAX_ID,
   PreconditionFailedError,
   type Store,
   type StoredRecord,
@@ -32,9 +35,12 @@ import {
   type UniqueViolationError,
   type WriteConditions,
 } from '../store.js';
-import { openConnection } from './connection.js';
+import { BUSY_TIMEOUT_MS, openConnection } from './connection.js';
 import { GroupCommit } from './group-commit.js';
+import { sqliteIdempotencyKeys, sqliteIdempotencyWrites } from './idempotency-keys.js';
+import { ReadPool } from './read-pool.js';
 import { sqliteDialect } from './sqlite-dialect.js';
+import { statementCache } from './statement-cache.js';
 import { COLUMNS, collectionStatements } from './statements.js';
 
 /** SQLite result codes that mean "not now" rather than "this request is wrong". */
@@ -44,7 +50,7 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)
 export function openSqliteStore(
   path: string,
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs'>,
 ): Store {
   const db = openConnection(path, collections, createIndexStatements(sqliteDialect, options.indexes));
   try {
@@ -53,6 +59,14 @@ export function openSqliteStore(
     db.close();
     throw error;
   }
+  // From here on, a lock another process holds is waited for by group commit between turns
+  // of the event loop, never inside a statement on it.
+  db.pragma('busy_timeout = 0');
+  // A database in memory is one connection's alone: its reads stay on the event loop.
+  const reads =
+    path === ':memory:'
+      ? undefined
+      : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: BUSY_TIMEOUT_MS });
 
   const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
   const violationOf = uniqueViolationReader(db, uniqueByIndex, collections);
@@ -64,10 +78,19 @@ export function openSqliteStore(
       throw mapError(error);
     }
   };
-  const commits = new GroupCommit(db, { mapError });
+  /** Runs a costly read on the pool, or inline where there is none. */
+  const read = async <T>(sql: string, params: Record<string, unknown>, mode: 'all' | 'get'): Promise<T> => {
+    if (!reads) return guard(() => prepare(sql)[mode](params) as T);
+    try {
+      return await reads.run<T>(sql, params, mode);
+    } catch (error) {
+      throw mapError(error);
+    }
+  };
+  const commits = new GroupCommit(db, { mapError, busyTimeoutMs: BUSY_TIMEOUT_MS });
   const prepare = statementCache(db);
   const collection = collectionLookup(collections, (name) =>
-    sqliteCollection(db, prepare, guard, commits, name, indexedIn(options.indexes, name)),
+    sqliteCollection({ db, prepare, guard, read, commits }, name, indexedIn(options.indexes, name)),
   );
   const ping = db.prepare('SELECT 1');
   const pageCount = db.prepare('PRAGMA page_count').pluck();
@@ -81,6 +104,16 @@ export function openSqliteStore(
         read: () => Number(pageCount.get()) * pageSize,
         // Every worker sees the same file.
         aggregator: 'max',
+      },
+      {
+        name: 'read_threads',
+        help: 'Threads of the SQLite read pool, which runs the reads that may take long off the event loop.',
+        read: () => reads?.stats.threads ?? 0,
+      },
+      {
+        name: 'read_queue',
+        help: 'Reads waiting for a thread of the SQLite read pool.',
+        read: () => reads?.stats.queued ?? 0,
       },
       {
         name: 'group_commit_transactions',
@@ -100,6 +133,7 @@ export function openSqliteStore(
     },
     async close() {
       if (!db.open) return;
+      await reads?.close();
       commits.drain();
       db.close();
     },
@@ -155,28 +189,20 @@ function uniqueViolationReader(
   };
 }
 
-/**
- * Prepared statements of list queries, by their SQL. Their shapes depend on the filters
- * and sort a client sends, so the cache is bounded: the oldest is dropped first.
- */
-function statementCache(db: Db, size = 256): (sql: string) => Statement {
-  const cache = new Map<string, Statement>();
-  return (sql) => {
-    let statement = cache.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
-      cache.set(sql, statement);
-    }
-    return statement;
-  };
+/** What every collection of one SQLite store shares. */
+interface SqliteContext {
+  db: Db;
+  /** A prepared statement of the event loop's connection, by its SQL. */
+  prepare: (sql: string) => Statement;
+  /** Runs statements on the event loop's connection, mapping errors to the store's. */
+  guard: <T>(run: () => T) => T;
+  /** Runs a read that may take long off the event loop (see read-pool.ts). */
+  read: <T>(sql: string, params: Record<string, unknown>, mode: 'all' | 'get') => Promise<T>;
+  commits: GroupCommit;
 }
 
 function sqliteCollection(
-  db: Db,
-  prepare: (sql: string) => Statement,
-  guard: <T>(run: () => T) => T,
-  commits: GroupCommit,
+  { db, prepare, guard, read, commits }: SqliteContext,
   table: string,
   isIndexed: (path: readonly string[]) => boolean,
 ): Collection {
@@ -184,14 +210,17 @@ function sqliteCollection(
   const get = db.prepare(sql.get);
   const insert = db.prepare(sql.insert);
   const insertExact = db.prepare(sql.insertExact);
-  const merge = db.prepare(sql.merge);
-  const mergeIf = db.prepare(sql.mergeIf);
+  const update = db.prepare(sql.update);
   const remove = db.prepare(sql.remove);
   const removeIf = db.prepare(sql.removeIf);
-  const completeClaim = db.prepare(
-    `UPDATE idempotency_keys SET state = 'done', collection = ?, record = ?
-     WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
-  );
+  const keys = sqliteIdempotencyWrites(db);
+
+  /** Inserts a new record; an id past {@link MAX_ID} throws, and the savepoint takes the insert back. */
+  const insertNew = (data: string, now: string) => {
+    const record = insert.get(data, now, now) as StoredRecord;
+    if (record.id > MAX_ID) throw new IdsExhaustedError(table);
+    return record;
+  };
 
   /** Runs a write: plain, or checking the version (a miss is a failed precondition). */
   const conditional = (
@@ -208,12 +237,15 @@ function sqliteCollection(
   return {
     async list(query) {
       const sql = selectPage(sqliteDialect, isIndexed, table, COLUMNS, query);
-      const rows = guard(() => prepare(sql.text).all(named(sql.values)) as Record<string, unknown>[]);
+      const rows = isCostly(query, isIndexed)
+        ? await read<Record<string, unknown>[]>(sql.text, named(sql.values), 'all')
+        : guard(() => prepare(sql.text).all(named(sql.values)) as Record<string, unknown>[]);
       return rows.map((row) => listedRecord(row, sql.positionColumns));
     },
+    isCostly: (query) => isCostly(query, isIndexed),
     async count(query) {
       const sql = selectCount(sqliteDialect, isIndexed, table, query);
-      return guard(() => (prepare(sql.text).get(named(sql.values)) as { n: number }).n);
+      return (await read<{ n: number }>(sql.text, named(sql.values), 'get')).n;
     },
     async get(id) {
       return guard(() => get.get(id) as StoredRecord | undefined);
@@ -223,20 +255,15 @@ function sqliteCollection(
     // idempotency claim) undoes only this write, and it resolves once its batch is durable.
     create(data, idempotency) {
       return commits.run(() => {
-        const now = new Date().toISOString();
-        const record = insert.get(data, now, now) as StoredRecord;
-        if (idempotency) {
-          const { scope, key, token } = idempotency;
-          const done = completeClaim.run(table, JSON.stringify(record), scope, key, token);
-          if (done.changes !== 1) throw new IdempotencyConflictError();
-        }
+        const record = insertNew(data, new Date().toISOString());
+        if (idempotency && !keys.complete(table, record, idempotency)) throw new IdempotencyConflictError();
         return record;
       });
     },
     createMany(data) {
       return commits.run(() => {
         const now = new Date().toISOString();
-        return data.map((d) => insert.get(d, now, now) as StoredRecord);
+        return data.map((d) => insertNew(d, now));
       });
     },
     restore(records) {
@@ -244,30 +271,36 @@ function sqliteCollection(
         for (const r of records) insertExact.run(r.id, r.data, r.version, r.createdAt, r.updatedAt);
       });
     },
+    // Read, merge (in linear time, see merge-patch.ts) and write in one unit of work: its
+    // batch holds the write lock from BEGIN IMMEDIATE, and this process runs one unit at a
+    // time, so no other write to the record can come in between.
     merge(id, patch, conditions = {}) {
       return commits.run(() => {
-        const now = new Date().toISOString();
-        const record = conditional(
-          () => merge.get(patch, now, id) as StoredRecord | undefined,
-          (versions) => mergeIf.get(patch, now, id, versions) as StoredRecord | undefined,
-          conditions.ifVersion,
-        );
-        if (record) conditions.check?.(record.data);
+        const current = get.get(id) as StoredRecord | undefined;
+        if (!current || !versionMatches(conditions.ifVersion, current.version)) {
+          if (conditions.ifVersion !== undefined) throw new PreconditionFailedError();
+          return undefined;
+        }
+        const data = mergedFields(current.data, patch, conditions.maxBytes);
+        const record = update.get(data, new Date().toISOString(), id) as StoredRecord;
+        conditions.check?.(record.data);
         return record;
       });
     },
     remove(id, conditions = {}) {
-      return commits.run(() =>
-        conditional(
+      return commits.run(() => {
+        const record = conditional(
           () => remove.get(id) as StoredRecord | undefined,
           (versions) => removeIf.get(id, versions) as StoredRecord | undefined,
           conditions.ifVersion,
-        ),
-      );
+        );
+        if (record) keys.forget(table, record.id);
+        return record;
+      });
     },
     async duplicates(field, limit) {
       const sql = selectDuplicatesSql(sqliteDialect, { ...field, collection: table }, limit);
-      return guard(() => (prepare(sql).all() as DuplicateRow[]).map(toDuplicate));
+      return (await read<DuplicateRow[]>(sql, {}, 'all')).map(toDuplicate);
     },
   };
 }
@@ -279,61 +312,6 @@ function named(values: readonly unknown[]): Record<string, unknown> {
     bound[`p${i + 1}`] = value;
   });
   return bound;
-}
-
-function sqliteIdempotencyKeys(db: Db, commits: GroupCommit): IdempotencyKeys {
-  const insert = db.prepare(
-    `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state, claimed_at, created_at)
-     VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT DO NOTHING`,
-  );
-  const find = db.prepare(
-    'SELECT fingerprint, state, token, collection, record, claimed_at AS claimedAt FROM idempotency_keys WHERE scope = ? AND key = ?',
-  );
-  const takeOver = db.prepare(
-    `UPDATE idempotency_keys SET token = ?, claimed_at = ? WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
-  );
-  const release = db.prepare(
-    `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND token = ? AND state = 'running'`,
-  );
-  const sweep = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
-
-  // A unit of work of the group commit: its batch holds the write lock (BEGIN IMMEDIATE),
-  // which makes claim-or-read one step across processes.
-  const claim = (scope: string, key: string, fingerprint: string, token: string, staleAfterMs: number) => {
-    const now = Date.now();
-    if (insert.run(scope, key, fingerprint, token, now, now).changes === 1) return { state: 'claimed' } as const;
-    const found = find.get(scope, key) as {
-      fingerprint: string;
-      state: string;
-      token: string;
-      collection: string | null;
-      record: string | null;
-      claimedAt: number;
-    };
-    if (found.fingerprint !== fingerprint) return { state: 'mismatch' } as const;
-    if (found.state === 'done') {
-      return {
-        state: 'done',
-        collection: found.collection ?? '',
-        record: JSON.parse(found.record ?? '{}') as StoredRecord,
-      } as const;
-    }
-    if (found.claimedAt > now - staleAfterMs) return { state: 'running' } as const;
-    takeOver.run(token, now, scope, key, found.token);
-    return { state: 'claimed' } as const;
-  };
-
-  return {
-    claim(scope, key, fingerprint, token, staleAfterMs) {
-      return commits.run(() => claim(scope, key, fingerprint, token, staleAfterMs));
-    },
-    async release(scope, key, token) {
-      await commits.run(() => release.run(scope, key, token));
-    },
-    sweep(before) {
-      return commits.run(() => sweep.run(before.getTime()).changes);
-    },
-  };
 }
 
 /**

@@ -8,10 +8,6 @@ export const COLUMNS = 'id, data, version, created_at AS createdAt, updated_at A
 /** The statements of the collection stored in `table` (a lower-case word, see resources.ts). */
 export function collectionStatements(table: string) {
   const t = `"${table}"`;
-  // json_patch is RFC 7396 merge patch, applied by SQLite inside the UPDATE: no window in
-  // which another writer's change to a different field could be lost. The version check
-  // of a conditional write is part of the same statement.
-  const merge = `UPDATE ${t} SET data = json_patch(data, ?), version = version + 1, updated_at = ? WHERE id = ?`;
   const remove = `DELETE FROM ${t} WHERE id = ?`;
   const versionIn = 'AND version IN (SELECT value FROM json_each(?))';
   return {
@@ -19,8 +15,9 @@ export function collectionStatements(table: string) {
     insert: `INSERT INTO ${t} (data, created_at, updated_at) VALUES (?, ?, ?) RETURNING ${COLUMNS}`,
     // An explicit id also moves AUTOINCREMENT's high-water mark past it.
     insertExact: `INSERT INTO ${t} (id, data, version, created_at, updated_at) VALUES (?, json(?), ?, ?, ?)`,
-    merge: `${merge} RETURNING ${COLUMNS}`,
-    mergeIf: `${merge} ${versionIn} RETURNING ${COLUMNS}`,
+    // A merge's write: the fields as merged in the application (src/store/merge-patch.ts),
+    // read and written in one transaction that holds the write lock.
+    update: `UPDATE ${t} SET data = ?, version = version + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
     remove: `${remove} RETURNING ${COLUMNS}`,
     removeIf: `${remove} ${versionIn} RETURNING ${COLUMNS}`,
   } as const;

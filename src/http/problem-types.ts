@@ -1,0 +1,150 @@
+/** The kinds of problem restock answers with (RFC 9457): each one's status, title and meaning. */
+
+/** Every kind of problem restock answers with: its status, title and what it means. */
+export const PROBLEM_TYPES = {
+  'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
+  'malformed-json': {
+    status: 400,
+    title: 'Malformed JSON',
+    description: 'The body is not valid JSON, or not a JSON object where a record is expected.',
+  },
+  'invalid-record': {
+    status: 400,
+    title: 'Invalid record',
+    description:
+      'The body breaks a limit on records: nesting depth, field name length, a number out of range or an integer a double cannot keep exactly, or U+0000 or a lone surrogate in text.',
+  },
+  'invalid-query': {
+    status: 400,
+    title: 'Invalid query parameter',
+    description: 'A query parameter is unknown or its value is malformed.',
+  },
+  'invalid-method-override': {
+    status: 400,
+    title: 'Invalid method override',
+    description:
+      'The method override header holds an unknown value, several headers disagree, or it came on a wire ' +
+      'method that may not carry it.',
+  },
+  'invalid-idempotency-key': {
+    status: 400,
+    title: 'Invalid Idempotency-Key',
+    description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description:
+      'The request needs an API key (Authorization: Bearer <key>) and carries none, or one this server does not know.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'The API key is valid but its scope does not allow this method (a read key cannot write).',
+  },
+  'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not take this method; the Allow header lists those it takes.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description:
+      'The request headers or body did not arrive within the time this server allows; the connection is closed.',
+  },
+  'idempotency-key-in-use': {
+    status: 409,
+    title: 'Idempotency-Key in use',
+    description: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+  },
+  'unique-conflict': {
+    status: 409,
+    title: 'Value already taken',
+    description: 'A field that must be unique in its collection already has this value in another record.',
+  },
+  'precondition-failed': {
+    status: 412,
+    title: 'Precondition failed',
+    description: 'The record changed (or is gone) since the ETag in If-Match was read; nothing was written.',
+  },
+  'payload-too-large': { status: 413, title: 'Body too large', description: 'The request body exceeds the limit.' },
+  'record-too-large': {
+    status: 413,
+    title: 'Record too large',
+    description:
+      'The record as created or changed would be larger than the server keeps (MAX_RECORD_BYTES, counted as ' +
+      'compact JSON); nothing was written.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies must be application/json or another +json type.',
+  },
+  'schema-violation': {
+    status: 422,
+    title: 'Record breaks the schema',
+    description: "The record (for a change: the record as it would be after it) breaks the collection's schema.",
+  },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    description: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+  },
+  'idempotent-record-gone': {
+    status: 410,
+    title: 'Created record gone',
+    description: 'This Idempotency-Key created a record that has since been deleted; its response is no longer kept.',
+  },
+  'too-many-requests': {
+    status: 429,
+    title: 'Too many requests',
+    description:
+      'This credential (or address, without one) used up its request budget; retry after Retry-After seconds. ' +
+      'The RateLimit-* headers give the budget.',
+  },
+  'too-many-costly-queries': {
+    status: 429,
+    title: 'Too many costly queries',
+    description:
+      'This credential (or address, without one) already has as many costly list queries running as it may ' +
+      '(filters, searches, sorts without an index, counts); retry once one has finished.',
+  },
+  'headers-too-large': {
+    status: 431,
+    title: 'Request headers too large',
+    description: 'The request headers exceed the size this server accepts; the connection is closed.',
+  },
+  'ids-exhausted': {
+    status: 507,
+    title: 'No ids left',
+    description:
+      'The collection has handed out every id up to 2^53 - 1 (the largest integer a JSON number keeps exactly); ' +
+      'nothing was written. Retrying does not help: an operator must move the data to a new collection.',
+  },
+  overloaded: {
+    status: 503,
+    title: 'Server overloaded',
+    description: 'The server is too busy to take this request now; retry after the time in Retry-After.',
+  },
+  'query-timeout': {
+    status: 503,
+    title: 'Query took too long',
+    description:
+      'The query ran past the time budget of one statement and was stopped; retry later, or narrow it ' +
+      '(a filter or sort on an indexed field, a smaller page).',
+  },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The database cannot be reached right now; retry after the time in Retry-After.',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal server error',
+    description: 'Something unexpected went wrong; the log has the details under the request id.',
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemKind = keyof typeof PROBLEM_TYPES;

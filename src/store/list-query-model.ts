@@ -1,0 +1,62 @@
+/**
+ * What a list asks of a store: filters, search, order, paging; in the store's own terms,
+ * after the HTTP layer has parsed a query string into them (src/http/list-query.ts).
+ */
+import type { StoredRecord } from './store.js';
+
+/** A JSON value a filter compares with. */
+export type JsonScalar = string | number | boolean | null;
+
+/** A field of a record: a system field, or a path into the client's fields (`["a","b"]` for `a.b`). */
+export type FieldRef = 'id' | 'createdAt' | 'updatedAt' | { readonly path: readonly string[] };
+
+/**
+ * How a filter compares. Comparisons are typed: a number only ever equals or orders
+ * against numbers, a string against strings (by Unicode code point), so `price[gt]=5`
+ * never matches the string "50". `eq null` matches a null or missing field.
+ */
+export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith';
+
+export interface Condition {
+  readonly field: FieldRef;
+  readonly op: FilterOp;
+  /** A list for `in`; the text to look for with `contains` on strings and `startsWith`. */
+  readonly value: JsonScalar | readonly JsonScalar[];
+}
+
+export interface SortKey {
+  readonly field: FieldRef;
+  readonly descending: boolean;
+}
+
+/**
+ * Where a page ends, in a form only the store that made it understands: the values the
+ * sort compares for the last record, its id last. JSON-safe, so that it fits in a cursor.
+ */
+export type Position = readonly (string | number)[];
+
+/** Which records to read, in which order, from where. */
+export interface ListQuery {
+  /** All must hold. */
+  readonly where: readonly Condition[];
+  /** Text that some string value of the record must contain, ignoring case. */
+  readonly search?: string;
+  /** Most significant first; ties are broken by id, in the direction of the last key. Empty: by id. */
+  readonly sort: readonly SortKey[];
+  readonly limit: number;
+  /** Records to skip from the start (with no `after`). */
+  readonly offset?: number;
+  /** Only records after this one, in the same sort: keyset paging, stable under writes. */
+  readonly after?: Position;
+  /**
+   * Only records whose predecessors in the page hold fewer than this many bytes of data (at
+   * least one record): the database cuts a page of large records, so that memory holds
+   * about this much, not `limit` of them.
+   */
+  readonly maxBytes?: number;
+}
+
+/** A listed record, with the position a next page continues from. */
+export interface ListedRecord extends StoredRecord {
+  position: Position;
+}

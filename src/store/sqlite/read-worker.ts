@@ -1,0 +1,37 @@
+/**
+ * A thread of the read pool (read-pool.ts): its own connection to the database file, which
+ * WAL lets read beside the writer, answering one statement at a time.
+ */
+import { workerData } from 'piscina';
+import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
+import Database from './sqlite-library.js';
+import { statementCache } from './statement-cache.js';
+
+/** What the pool asks of a thread. */
+export interface ReadRequest {
+  sql: string;
+  params: Record<string, unknown> | unknown[];
+  /** All rows, or the first. */
+  mode: 'all' | 'get';
+}
+
+/** What a thread answers: the rows, or the error's message and SQLite code (errors lose their class on the way). */
+export type ReadReply = { rows: unknown } | { error: { message: string; code?: string } };
+
+const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
+const db = new Database(path, { fileMustExist: true });
+// Waiting for a lock here holds only this thread; the event loop goes on.
+db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+db.pragma('query_only = 1');
+db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
+const prepare = statementCache(db);
+
+export default function read({ sql, params, mode }: ReadRequest): ReadReply {
+  try {
+    const statement = prepare(sql);
+    return { rows: mode === 'all' ? statement.all(params) : statement.get(params) };
+  } catch (error) {
+    const { message, code } = error as { message: string; code?: string };
+    return { error: { message, ...(typeof code === 'string' ? { code } : {}) } };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The index `q=` search reads on SQLite: per collection, an FTS5 table with the trigram
+ * tokenizer over the text of each record's strings, folded as search folds them, kept by
+ * triggers inside the transaction of every write. A search then reads only the records
+ * holding every trigram of its needle, and checks those exactly (search in sqlite-dialect.ts).
+ *
+ * The triggers call restock_search_text, which restock's connections register: a write from
+ * a connection without it (the sqlite3 shell) fails, rather than leave the index stale.
+ */
+import type { Database } from 'better-sqlite3';
+import { foldCase } from '../sql/case-fold.js';
+import { searchIndexName } from '../sql/dialect.js';
+
+/** The name SQLite knows {@link searchText} by. */
+export const SEARCH_TEXT_FUNCTION = 'restock_search_text';
+
+/** The strings of a record (its fields' JSON text), folded, one a line: what the index holds. */
+export function searchText(data: string): string {
+  const strings: string[] = [];
+  const visit = (value: unknown) => {
+    if (typeof value === 'string') strings.push(foldCase(value));
+    else if (value !== null && typeof value === 'object') for (const child of Object.values(value)) visit(child);
+  };
+  visit(JSON.parse(data));
+  return strings.join('\n');
+}
+
+/** Makes the search index of `table` and its triggers when missing, filled from the records already there. */
+export function syncSearchIndex(db: Database, table: string): void {
+  const index = `"${searchIndexName(table)}"`;
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .get(searchIndexName(table));
+  if (!exists) {
+    // Contentless: the index holds trigrams only, not a second copy of the text. A row is
+    // taken out with FTS5's 'delete' command and its text made again from the record
+    // (contentless_delete's tombstones grew the cost of each delete with the deletes before it).
+    db.exec(`CREATE VIRTUAL TABLE ${index} USING fts5(text, tokenize = 'trigram case_sensitive 1', content = '')`);
+    db.exec(`INSERT INTO ${index} (rowid, text) SELECT id, ${SEARCH_TEXT_FUNCTION}(data) FROM "${table}"`);
+  }
+  const trigger = (event: string) => `"${searchIndexName(table)}_${event}"`;
+  const add = `INSERT INTO ${index} (rowid, text) VALUES (new.id, ${SEARCH_TEXT_FUNCTION}(new.data));`;
+  const drop = `INSERT INTO ${index} (${index}, rowid, text) VALUES ('delete', old.id, ${SEARCH_TEXT_FUNCTION}(old.data));`;
+  db.exec(`
+    CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON "${table}" BEGIN ${add} END;
+    CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF data ON "${table}" BEGIN ${drop} ${add} END;
+    CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON "${table}" BEGIN ${drop} END;`);
+}
