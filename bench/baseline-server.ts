@@ -13,10 +13,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mergedFields } from '../src/store/merge-patch.js';
 import { indexedIn, selectPage } from '../src/store/sql/list-sql.js';
-import { openConnection } from '../src/store/sqlite/connection.js';
+import { collectionSql, recordColumns } from '../src/store/sql/sql-collection.js';
+import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
-import { COLUMNS, collectionStatements } from '../src/store/sqlite/statements.js';
-import { INDEXES, indexStatements } from './schema.js';
+import { INDEXES } from './schema.js';
 
 interface Row {
   id: number;
@@ -27,19 +27,17 @@ interface Row {
 }
 
 const [path = 'bench-baseline.db', port = '3001'] = process.argv.slice(2);
-const db = openConnection(path, ['users', 'products'], indexStatements());
+const db = openConnection(path, ['users', 'products'], { indexes: INDEXES });
+// Statements run as restock's SQLite driver runs them: prepared once, bound by name.
+const run = statementRunner(db);
+const first = (statement: Parameters<typeof run>[0]) => run(statement).rows[0] as Row | undefined;
 
 function prepare(table: string) {
-  const sql = collectionStatements(table);
+  const isIndexed = indexedIn(INDEXES, table);
+  const columns = recordColumns(sqliteDialect);
   // The statement restock's list query builder makes for the first page in id order.
-  const page = selectPage(sqliteDialect, indexedIn(INDEXES, table), table, COLUMNS, { where: [], sort: [], limit: 1 });
-  return {
-    list: db.prepare(page.text),
-    get: db.prepare(sql.get),
-    insert: db.prepare(sql.insert),
-    update: db.prepare(sql.update),
-    remove: db.prepare(sql.remove),
-  };
+  const page = (limit: number) => selectPage(sqliteDialect, isIndexed, table, columns, { where: [], sort: [], limit });
+  return { ...collectionSql(sqliteDialect, table), page };
 }
 
 const collections: Record<string, { plural: string; statements: ReturnType<typeof prepare> }> = {
@@ -86,7 +84,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
   const list = byPlural[name];
   if (list && !rawId && method === 'GET') {
     const limit = Number(new URLSearchParams(query).get('limit') ?? 100);
-    const rows = list.statements.list.all({ p1: limit + 1 }) as Row[];
+    const rows = run(list.statements.page(limit)).rows as unknown as Row[];
     const page = rows.slice(0, limit);
     const headers: Record<string, string> = {};
     const last = page[page.length - 1];
@@ -100,25 +98,25 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
     if (method !== 'POST') return send(res, 405, '{"status":405}');
     const fields = fieldsOf(body);
     if (fields === undefined) return send(res, 400, '{"status":400}');
-    const row = s.insert.get(fields, now, now) as Row;
+    const row = first(s.insert({ data: fields, now })) as Row;
     return sendRow(res, 201, row, { location: `/${name}/${row.id}/` });
   }
   const id = Number(rawId);
   switch (method) {
     case 'GET':
-      return sendRow(res, 200, s.get.get(id) as Row | undefined);
+      return sendRow(res, 200, first(s.get({ id })));
     case 'PUT': {
       const fields = fieldsOf(body);
       if (fields === undefined) return send(res, 400, '{"status":400}');
       // As the store merges: read, merge in the application, write, in one transaction.
       const merged = db.transaction(() => {
-        const current = s.get.get(id) as Row | undefined;
-        return current && (s.update.get(mergedFields(current.data, fields), now, id) as Row);
+        const current = first(s.lock({ id }));
+        return current && first(s.update({ id, data: mergedFields(current.data, fields), now }));
       })();
       return sendRow(res, 200, merged);
     }
     case 'DELETE':
-      return sendRow(res, 200, s.remove.get(id) as Row | undefined);
+      return sendRow(res, 200, first(s.remove({ id })));
     default:
       return send(res, 405, '{"status":405}');
   }

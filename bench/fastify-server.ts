@@ -9,19 +9,21 @@
 import Fastify from 'fastify';
 import { etagOf } from '../src/http/conditional.js';
 import { JSON_TYPE, renderRecord } from '../src/http/record-response.js';
-import { openConnection } from '../src/store/sqlite/connection.js';
-import { collectionStatements } from '../src/store/sqlite/statements.js';
+import { collectionSql } from '../src/store/sql/sql-collection.js';
+import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
+import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import type { StoredRecord } from '../src/store/store.js';
-import { indexStatements } from './schema.js';
+import { INDEXES } from './schema.js';
 
 const [path = 'bench-fastify.db', port = '3002'] = process.argv.slice(2);
-const db = openConnection(path, ['users', 'products'], indexStatements());
-const get = db.prepare(collectionStatements('users').get);
+const db = openConnection(path, ['users', 'products'], { indexes: INDEXES });
+const run = statementRunner(db);
+const { get } = collectionSql(sqliteDialect, 'users');
 
 const app = Fastify({ logger: false });
 app.get('/healthz', async () => ({ status: 'ok' }));
 app.get<{ Params: { id: string } }>('/user/:id/', (request, reply) => {
-  const row = get.get(Number(request.params.id)) as StoredRecord | undefined;
+  const row = run(get({ id: Number(request.params.id) })).rows[0] as StoredRecord | undefined;
   if (!row) return reply.code(404).send();
   return reply.header('etag', etagOf(row)).type(JSON_TYPE).send(renderRecord(row));
 });

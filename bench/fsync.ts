@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Statement } from 'better-sqlite3';
-import { openConnection } from '../src/store/sqlite/connection.js';
-import { collectionStatements } from '../src/store/sqlite/statements.js';
+import { collectionSql } from '../src/store/sql/sql-collection.js';
+import { named, openConnection } from '../src/store/sqlite/connection.js';
+import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 
 const { values: args } = parseArgs({
   options: { batches: { type: 'string', default: '200' }, dir: { type: 'string', default: tmpdir() } },
@@ -26,7 +27,8 @@ const percentile = (values: number[], p: number) =>
 
 try {
   const db = openConnection(join(dir, 'fsync.db'), ['users']);
-  const insert = db.prepare(collectionStatements('users').insert);
+  const insertSql = collectionSql(sqliteDialect, 'users').insert;
+  const insert = db.prepare(insertSql({ data: '', now: '' }).text);
   const statement = (sql: string): Statement => db.prepare(sql);
   const [begin, savepoint, release, commit] = ['BEGIN IMMEDIATE', 'SAVEPOINT unit', 'RELEASE unit', 'COMMIT'].map(
     statement,
@@ -42,7 +44,7 @@ try {
       const now = new Date().toISOString();
       for (let i = 0; i < size; i++) {
         savepoint.run();
-        insert.get(user, now, now);
+        insert.get(named(insertSql({ data: user, now }).values));
         release.run();
       }
       const written = performance.now();

@@ -12,7 +12,7 @@
  *   20, so it is never even required there;
  * - `node:sqlite` (`DatabaseSync`), built into Node >= 22.5.
  *
- * The scenarios, with the SQL of src/store/sqlite/statements.ts and list-sql.ts:
+ * The scenarios, with the SQL of src/store/sql/sql-collection.ts and list-sql.ts:
  * - a read of one record by id (one prepared statement, reused);
  * - a page of 100 records after a cursor on id, as `GET /products/?after=…` runs it;
  * - inserts through group commit's shape (src/store/sqlite/group-commit.ts): BEGIN
@@ -35,8 +35,8 @@ import { parseArgs } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
 import { FOLD_CASE_FUNCTION, foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
+import { collectionSql, recordColumns } from '../src/store/sql/sql-collection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
-import { COLUMNS, collectionStatements } from '../src/store/sqlite/statements.js';
 import { median } from './median.js';
 
 const { values: args } = parseArgs({
@@ -185,14 +185,15 @@ type Operation = (i: number) => number;
 
 const SCENARIOS: Record<string, (db: SqlDatabase) => Operation> = {
   'read one by id': (db) => {
-    const get = db.prepare(collectionStatements(TABLE).get);
+    // @p1 is the id (see sql-collection.ts).
+    const get = db.prepare(collectionSql(sqliteDialect, TABLE).get({ id: 0 }).text);
     return (i) => {
-      if (get.get(((i * 7919) % RECORDS) + 1) === undefined) throw new Error('missing record');
+      if (get.get({ p1: ((i * 7919) % RECORDS) + 1 }) === undefined) throw new Error('missing record');
       return 1;
     };
   },
   'page of 100 by id': (db) => {
-    const query = selectPage(sqliteDialect, () => false, TABLE, COLUMNS, {
+    const query = selectPage(sqliteDialect, () => false, TABLE, recordColumns(sqliteDialect), {
       where: [],
       sort: [],
       limit: PAGE,
@@ -223,14 +224,14 @@ const SCENARIOS: Record<string, (db: SqlDatabase) => Operation> = {
 };
 
 function inserter(db: SqlDatabase): (i: number) => void {
-  const insert = db.prepare(collectionStatements(TABLE).insert);
+  // @p1 is the record's fields, @p2 the time (see sql-collection.ts).
+  const insert = db.prepare(collectionSql(sqliteDialect, TABLE).insert({ data: '', now: '' }).text);
   return (i) => {
     const now = new Date().toISOString();
-    insert.get(
-      `{"name":"New product ${i}","sku":"NEW-${i}","price":9.99,"stock":5,"category":"toys","description":"Made in the benchmark."}`,
-      now,
-      now,
-    );
+    insert.get({
+      p1: `{"name":"New product ${i}","sku":"NEW-${i}","price":9.99,"stock":5,"category":"toys","description":"Made in the benchmark."}`,
+      p2: now,
+    });
   };
 }
 

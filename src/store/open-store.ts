@@ -1,7 +1,9 @@
 import { type Config, ConfigError } from '../config.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
-import { openSqliteStore } from './sqlite/sqlite-store.js';
+import { openPostgres } from './postgres/postgres-driver.js';
+import { openSqlStore } from './sql/sql-store.js';
+import { openSqliteDriver } from './sqlite/sqlite-driver.js';
+import { sqliteSchema } from './sqlite/sqlite-schema.js';
 import type { Store, StoreOptions } from './store.js';
 
 /** What a network store uses when the caller does not say. */
@@ -37,9 +39,12 @@ export async function openStore(
     let path = url.slice('sqlite:'.length);
     if (path.startsWith('//')) path = path.slice(2);
     if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/restock.db');
-    return openSqliteStore(path, collections, options);
+    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url, collections, options);
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { driver, schema } = await openPostgres(url, options);
+    return openSqlStore(driver, schema, collections, options);
+  }
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);
 }
 

@@ -6,7 +6,7 @@
  */
 import { type foldCase, foldTable } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect } from '../sql/dialect.js';
-import { SEARCH_TEXT_FUNCTION } from './search-index.js';
+import { SEARCH_TEXT_FUNCTION } from './postgres-schema.js';
 
 const typeOf = (p: string) => `jsonb_typeof(data #> ${p})`;
 
@@ -40,6 +40,20 @@ export const postgresDialect: SqlDialect = {
   search: searchWith(foldWithIcu),
   seeksRowValues: true,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
+  dataText: 'data::text',
+  // jsonb keeps its own form, whatever the text's blanks.
+  json: (param) => `${param}::jsonb`,
+  // The database's clock, one for every instance (restock_now: see postgres-schema.ts).
+  now: () => 'restock_now()',
+  inList: (column, param) => `${column} = ANY(${param}::integer[])`,
+  intList: (values) => values,
+  forUpdate: ' FOR UPDATE',
+  explicitIds: 'OVERRIDING SYSTEM VALUE',
+  afterExplicitIds: (table) =>
+    `SELECT setval(seq, top) FROM (
+       SELECT pg_get_serial_sequence('"${table}"', 'id')::regclass AS seq, (SELECT max(id) FROM "${table}") AS top
+     ) identity WHERE top > COALESCE(pg_sequence_last_value(seq), 0)`,
+  keyClock: { now: 'now()', ago: (ms) => `(now() - ${ms} * interval '1 millisecond')` },
 };
 
 /** The ICU collation whose lower() follows Unicode's root rules, as JavaScript's does. */
@@ -55,7 +69,7 @@ export function postgresDialectFor(hasIcu: boolean): SqlDialect {
 
 /**
  * Search in every string of the record, folded by `fold`, for the (folded) needle. From
- * three characters on, a LIKE on the record's search text (search-index.ts) lets the
+ * three characters on, a LIKE on the record's search text (postgres-schema.ts) lets the
  * trigram index find the candidates, which the scan then checks each string by string.
  */
 function searchWith(fold: (text: string) => string): SqlDialect['search'] {

@@ -56,6 +56,29 @@ export interface SqlDialect {
   readonly seeksRowValues: boolean;
   /** Columns of the system fields. */
   readonly columns: { readonly id: string; readonly createdAt: string; readonly updatedAt: string };
+
+  // What the core's writes need (sql-collection.ts, sql-idempotency.ts).
+  /** The `data` column as JSON text, in a result. */
+  readonly dataText: string;
+  /**
+   * A parameter of JSON object text as the `data` column takes it; `compact` makes it
+   * compact first, every number kept digit for digit (a restore of any export).
+   */
+  json(param: string, compact: boolean): string;
+  /** The time as records store it (RFC 3339, UTC, milliseconds): the database's, or a `now` parameter. */
+  now(param: (name: 'now') => string): string;
+  /** Whether the integer `column` is one of the list a parameter holds, written by {@link intList}. */
+  inList(column: string, param: string): string;
+  /** The value of an {@link inList} parameter. */
+  intList(values: readonly number[]): unknown;
+  /** What ends a SELECT to lock the rows it reads until the transaction ends ('' where writes lock all). */
+  readonly forUpdate: string;
+  /** What lets an INSERT give ids of its own (a restore). */
+  readonly explicitIds: string;
+  /** A statement to run after a restore gave ids of its own, so later creates go past them. */
+  afterExplicitIds?(table: string): string;
+  /** Idempotency keys' clock: `now`, and the moment a parameter's milliseconds before it. */
+  readonly keyClock: { readonly now: string; ago(ms: string): string };
 }
 
 /** Ranks of the JSON types, in sort order. */

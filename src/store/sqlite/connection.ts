@@ -1,24 +1,27 @@
 /**
- * Opening a SQLite database the way restock needs it: a busy timeout for the write lock
- * other processes may hold, WAL, every commit fsynced, restock's SQL functions, and the
- * schema migrated.
+ * A SQLite connection the way restock needs it: WAL, every commit fsynced, restock's SQL
+ * functions, and statements run from their SQL text through a cache of prepared ones.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as Db } from 'better-sqlite3';
 import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
-import { migrate } from './migrations.js';
+import { type Program, type Result, runProgram, type Sql } from '../sql/program.js';
+import { syncSchema } from '../sql/schema-sync.js';
+import { isUniqueFailure, schemaTarget } from '../sql/sql-store.js';
+import type { StoreOptions } from '../store.js';
 import { SEARCH_TEXT_FUNCTION, searchText } from './search-index.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { sqliteFaults } from './sqlite-faults.js';
 import Database from './sqlite-library.js';
+import { sqliteSchema } from './sqlite-schema.js';
+import { statementCache } from './statement-cache.js';
 
 /** How long a writer waits for another process's write lock before giving up (ms). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/**
- * Opens (creating when needed) the database file at `path`, or `:memory:`, migrates it and
- * runs `extra` (idempotent statements: the configured indexes).
- */
-export function openConnection(path: string, collections: readonly string[], extra: readonly string[] = []): Db {
+/** Opens (creating when needed) the database file at `path`, or `:memory:`. */
+export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // First, so that every later step waits for another process's lock instead of failing.
@@ -31,6 +34,51 @@ export function openConnection(path: string, collections: readonly string[], ext
   db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
   // For the search index's triggers (see search-index.ts).
   db.function(SEARCH_TEXT_FUNCTION, { deterministic: true }, (data) => searchText(String(data)));
-  migrate(db, collections, extra);
   return db;
+}
+
+/** Runs statements of the core on `db`, synchronously. */
+export function statementRunner(db: Db): (statement: Sql) => Result {
+  const prepare = statementCache(db);
+  return ({ text, values }) => {
+    const prepared = prepare(text);
+    const params = values.length > 0 ? [named(values)] : [];
+    if (!prepared.reader) return { rows: [], changes: prepared.run(...params).changes };
+    const rows = prepared.all(...params) as Result['rows'];
+    return { rows, changes: rows.length };
+  };
+}
+
+/** The values of a statement, for its `@p1, @p2, …` parameters. */
+export function named(values: readonly unknown[]): Record<string, unknown> {
+  const bound: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i++) bound[`p${i + 1}`] = values[i];
+  return bound;
+}
+
+/**
+ * Opens the database at `path` and brings its schema in line (tables of the collections,
+ * `options`' indexes), as the store does on open; for tools and tests that use the file
+ * directly.
+ */
+export function openConnection(
+  path: string,
+  collections: readonly string[],
+  options: Partial<Pick<StoreOptions, 'indexes' | 'unique'>> = {},
+): Db {
+  const db = openDatabase(path);
+  try {
+    const target = schemaTarget(collections, { indexes: [], unique: [], ...options });
+    const unique = isUniqueFailure({ fault: sqliteFaults(db) });
+    runLocked(db, statementRunner(db), syncSchema(sqliteDialect, sqliteSchema, target, unique));
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Runs `program` in one transaction that takes the write lock first (BEGIN IMMEDIATE). */
+export function runLocked<T>(db: Db, run: (statement: Sql) => Result, program: Program<T>): T {
+  return db.transaction(() => runProgram(program, run)).immediate();
 }

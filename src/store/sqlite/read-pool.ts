@@ -45,11 +45,11 @@ export class ReadPool {
     });
   }
 
-  /** Runs `sql` on a pool thread; resolves with all its rows, or the first. */
-  async run<T>(sql: string, params: ReadRequest['params'], mode: ReadRequest['mode']): Promise<T> {
+  /** Runs `sql` on a pool thread; resolves with its rows. */
+  async run(sql: string, params: ReadRequest['params']): Promise<Record<string, unknown>[]> {
     let reply: ReadReply;
     try {
-      reply = await this.#pool.run({ sql, params, mode }, { signal: AbortSignal.timeout(this.#timeoutMs) });
+      reply = await this.#pool.run({ sql, params }, { signal: AbortSignal.timeout(this.#timeoutMs) });
     } catch (error) {
       if ((error as Error).name === 'AbortError') {
         throw new StatementTimeoutError(this.#timeoutMs, { cause: error });
@@ -57,7 +57,7 @@ export class ReadPool {
       throw error;
     }
     if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
-    return reply.rows as T;
+    return reply.rows;
   }
 
   /** Threads running or ready, and reads waiting for one: for /metrics. */

@@ -10,13 +10,11 @@ import { statementCache } from './statement-cache.js';
 /** What the pool asks of a thread. */
 export interface ReadRequest {
   sql: string;
-  params: Record<string, unknown> | unknown[];
-  /** All rows, or the first. */
-  mode: 'all' | 'get';
+  params: Record<string, unknown>;
 }
 
 /** What a thread answers: the rows, or the error's message and SQLite code (errors lose their class on the way). */
-export type ReadReply = { rows: unknown } | { error: { message: string; code?: string } };
+export type ReadReply = { rows: Record<string, unknown>[] } | { error: { message: string; code?: string } };
 
 const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
 const db = new Database(path, { fileMustExist: true });
@@ -26,10 +24,9 @@ db.pragma('query_only = 1');
 db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
 const prepare = statementCache(db);
 
-export default function read({ sql, params, mode }: ReadRequest): ReadReply {
+export default function read({ sql, params }: ReadRequest): ReadReply {
   try {
-    const statement = prepare(sql);
-    return { rows: mode === 'all' ? statement.all(params) : statement.get(params) };
+    return { rows: prepare(sql).all(params) as Record<string, unknown>[] };
   } catch (error) {
     const { message, code } = error as { message: string; code?: string };
     return { error: { message, ...(typeof code === 'string' ? { code } : {}) } };

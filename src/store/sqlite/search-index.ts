@@ -7,9 +7,9 @@
  * The triggers call restock_search_text, which restock's connections register: a write from
  * a connection without it (the sqlite3 shell) fails, rather than leave the index stale.
  */
-import type { Database } from 'better-sqlite3';
 import { foldCase } from '../sql/case-fold.js';
 import { searchIndexName } from '../sql/dialect.js';
+import { type Program, sql } from '../sql/program.js';
 
 /** The name SQLite knows {@link searchText} by. */
 export const SEARCH_TEXT_FUNCTION = 'restock_search_text';
@@ -26,23 +26,48 @@ export function searchText(data: string): string {
 }
 
 /** Makes the search index of `table` and its triggers when missing, filled from the records already there. */
-export function syncSearchIndex(db: Database, table: string): void {
+export function* syncSearchIndex(table: string): Program<void> {
   const index = `"${searchIndexName(table)}"`;
-  const exists = db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-    .get(searchIndexName(table));
-  if (!exists) {
+  const exists = yield sql(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${searchIndexName(table)}'`);
+  if (exists.rows.length === 0) {
     // Contentless: the index holds trigrams only, not a second copy of the text. A row is
     // taken out with FTS5's 'delete' command and its text made again from the record
-    // (contentless_delete's tombstones grew the cost of each delete with the deletes before it).
-    db.exec(`CREATE VIRTUAL TABLE ${index} USING fts5(text, tokenize = 'trigram case_sensitive 1', content = '')`);
-    db.exec(`INSERT INTO ${index} (rowid, text) SELECT id, ${SEARCH_TEXT_FUNCTION}(data) FROM "${table}"`);
+    // (contentless_delete's tombstones grew the cost of each delete with the deletes before
+    // it). detail=none: rowids only, no positions, a third cheaper to write; a search asks
+    // for its needle's trigrams each on its own, and checks the records found exactly.
+    yield sql(
+      `CREATE VIRTUAL TABLE ${index} USING fts5(text, tokenize = 'trigram case_sensitive 1', content = '', ` +
+        'detail = none, columnsize = 0)',
+    );
+    yield sql(`INSERT INTO ${index} (rowid, text) SELECT id, ${SEARCH_TEXT_FUNCTION}(data) FROM "${table}"`);
   }
   const trigger = (event: string) => `"${searchIndexName(table)}_${event}"`;
   const add = `INSERT INTO ${index} (rowid, text) VALUES (new.id, ${SEARCH_TEXT_FUNCTION}(new.data));`;
   const drop = `INSERT INTO ${index} (${index}, rowid, text) VALUES ('delete', old.id, ${SEARCH_TEXT_FUNCTION}(old.data));`;
-  db.exec(`
-    CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON "${table}" BEGIN ${add} END;
-    CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF data ON "${table}" BEGIN ${drop} ${add} END;
-    CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON "${table}" BEGIN ${drop} END;`);
+  yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON "${table}" BEGIN ${add} END`);
+  yield sql(
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF data ON "${table}" BEGIN ${drop} ${add} END`,
+  );
+  yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON "${table}" BEGIN ${drop} END`);
+}
+
+/**
+ * The FTS5 query that finds the records holding `needle`: its trigrams, each on its own
+ * (detail=none keeps no positions, so no phrase), every third one and the last, which
+ * between them cover every character of the needle.
+ */
+export function trigramQuery(needle: string): string {
+  const chars = [...needle];
+  const starts = new Set<number>();
+  for (let at = 0; at + 3 <= chars.length; at += 3) starts.add(at);
+  starts.add(chars.length - 3);
+  return [...starts]
+    .map(
+      (at) =>
+        `"${chars
+          .slice(at, at + 3)
+          .join('')
+          .replaceAll('"', '""')}"`,
+    )
+    .join(' AND ');
 }

@@ -5,10 +5,14 @@
  */
 import { FOLD_CASE_FUNCTION } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect, searchIndexName } from '../sql/dialect.js';
+import { trigramQuery } from './search-index.js';
 
 const RANK_OF_TYPE =
   "WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'true' THEN 3 WHEN 'false' THEN 3 " +
   "WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0";
+
+/** Milliseconds since the epoch, as idempotency keys store time. */
+const NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
 export const sqliteDialect: SqlDialect = {
   // Named, because the same term (and its parameters) appears in SELECT, WHERE and ORDER BY.
@@ -53,12 +57,22 @@ export const sqliteDialect: SqlDialect = {
     // SQLite's own lower() folds ASCII only; the function the connection registers folds as PostgreSQL does.
     const scan = `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(${FOLD_CASE_FUNCTION}(atom), ${param(needle)}) > 0)`;
     if ([...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
-    // The index finds the records holding the needle's trigrams (its text as one FTS5 phrase);
+    // The index finds the records holding the needle's trigrams (see trigramQuery);
     // the scan then checks only those, each string on its own.
     const index = `"${searchIndexName(table)}"`;
-    const phrase = `"${needle.replaceAll('"', '""')}"`;
-    return `(id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${param(phrase)}) AND ${scan})`;
+    return `(id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${param(trigramQuery(needle))}) AND ${scan})`;
   },
   seeksRowValues: false,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
+  dataText: 'data',
+  json: (param, compact) => (compact ? `json(${param})` : param),
+  // The application's clock: SQLite is in the same process.
+  now: (param) => param('now'),
+  inList: (column, param) => `${column} IN (SELECT value FROM json_each(${param}))`,
+  intList: (values) => JSON.stringify(values),
+  // A write transaction holds the database's one write lock (BEGIN IMMEDIATE) from its start.
+  forUpdate: '',
+  // AUTOINCREMENT moves past an explicit id by itself.
+  explicitIds: '',
+  keyClock: { now: NOW_MS, ago: (ms) => `(${NOW_MS} - ${ms})` },
 };

@@ -1,0 +1,134 @@
+/**
+ * The PostgreSQL driver: node-postgres with a pool. A write is one statement, or one short
+ * transaction on one connection, durable when it returns (`synchronous_commit = on`). No
+ * state lives in the process, so any number of instances may share one database.
+ */
+import pg from 'pg';
+import type { SchemaDdl, SqlDriver } from '../sql/driver.js';
+import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
+import { type StoreOptions, StoreUnavailableError } from '../store.js';
+import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialectFor } from './postgres-dialect.js';
+import { isUnavailable, postgresFault } from './postgres-faults.js';
+import { postgresSchema } from './postgres-schema.js';
+import { readinessProbe } from './readiness-probe.js';
+
+/** int8 (ids) as a JS number: ids stay below 2^53, and the API shows them as numbers. */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Any fixed number, the same in every instance: the key of the migration lock. */
+const MIGRATION_LOCK = 0x7265_7374; // "rest"
+
+/** Connects to the database at `url`; resolves with the driver and the DDL for this server. */
+export async function openPostgres(
+  url: string,
+  options: Pick<StoreOptions, 'poolSize' | 'connectTimeoutMs' | 'statementTimeoutMs'>,
+): Promise<{ driver: SqlDriver; schema: SchemaDdl }> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    // The server cancels a statement that runs too long; the client gives up a little later
+    // on a connection that went silent (a cut network sends no reset).
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 1000,
+    keepAlive: true,
+    application_name: 'restock',
+    types,
+  });
+  // An idle connection that breaks (database restart, network cut) is reported here; the
+  // pool drops it and opens a fresh one when next needed. Without a listener it would
+  // crash the process.
+  pool.on('error', () => {});
+  let icu: boolean;
+  try {
+    icu = await inspect(pool);
+  } catch (error) {
+    await pool.end();
+    if (!isUnavailable(error)) throw error;
+    throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
+  }
+  const probe = readinessProbe(url, options);
+  const query = async (client: pg.Pool | pg.PoolClient, { text, values, name }: Sql): Promise<Result> => {
+    const result = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+    return { rows: result.rows, changes: result.rowCount ?? 0 };
+  };
+  const driver: SqlDriver = {
+    name: 'postgres',
+    dialect: postgresDialectFor(icu),
+    gauges: [
+      {
+        name: 'pool_connections',
+        help: 'PostgreSQL connections of the pool, by state (idle or busy), and requests waiting for one.',
+        labelNames: ['state'],
+        read: () => [
+          { labels: { state: 'idle' }, value: pool.idleCount },
+          { labels: { state: 'busy' }, value: pool.totalCount - pool.idleCount },
+          { labels: { state: 'waiting' }, value: pool.waitingCount },
+        ],
+      },
+    ],
+    read: (statement) => query(pool, statement),
+    write: (statement) => query(pool, statement),
+    transaction: (work) => inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s))),
+    locked: (work) =>
+      inTransaction(pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        return runProgramAsync(work(), (s) => query(client, s));
+      }),
+    fault: postgresFault,
+    ping: () => probe.ping(),
+    async close() {
+      await probe.close();
+      if (!pool.ended) await pool.end();
+    },
+  };
+  const warn = (message: string) => process.emitWarning(message, { code: 'RESTOCK_SEARCH_UNINDEXED' });
+  return { driver, schema: postgresSchema(foldSqlFor(icu), warn) };
+}
+
+/**
+ * Whether the server has ICU's root collation, which search folds case with; and, on a
+ * server configured with synchronous_commit = off (which acknowledges a commit before it is
+ * flushed), restock's sessions opt back in.
+ */
+async function inspect(pool: pg.Pool): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ icu: boolean; sync: string }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = $1) AS icu, current_setting('synchronous_commit') AS sync`,
+      [ICU_ROOT_COLLATION],
+    );
+    if (rows[0]?.sync === 'off') {
+      await client.query('SET synchronous_commit = on');
+      pool.on('connect', (fresh) => void fresh.query('SET synchronous_commit = on').catch(() => {}));
+    }
+    return rows[0]?.icu === true;
+  } finally {
+    client.release();
+  }
+}
+
+/** Runs `work` on one connection inside BEGIN and COMMIT, rolling back if it throws. */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (error) {
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    // A refusal (a failed If-Match, a record too large, a schema) leaves a clean connection,
+    // which goes back to the pool; after a broken one, whatever its state, it does not.
+    client.release(!rolledBack || isUnavailable(error));
+    throw error;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * What a database must give the SQL core (sql-store.ts), split as Kysely splits a dialect:
+ * the driver runs statements and units of work and reads its errors; the dialect
+ * (dialect.ts) writes the SQL that differs; the schema (below) is the DDL of restock's own
+ * tables and of each collection's. Everything else (collections, conditional writes,
+ * Idempotency-Key claims, index and unique-index sync, the migration runner) is written
+ * once, in the core. CONTRIBUTING.md lists what a new database needs.
+ */
+import type { StoreGauge } from '../store.js';
+import type { SqlDialect } from './dialect.js';
+import type { Program, Result, Sql } from './program.js';
+import type { Violation } from './unique-sql.js';
+
+export interface SqlDriver {
+  /** The database's name, for logs, readiness and messages ("sqlite", "postgres"). */
+  readonly name: string;
+  readonly dialect: SqlDialect;
+  /** Gauges for `/metrics` (pool, threads, batches). */
+  readonly gauges: readonly StoreGauge[];
+  /**
+   * Runs a read. A `costly` one (a scan, a sort without an index: sql/query-cost.ts) may
+   * take long, and must never hold the event loop while it does.
+   */
+  read(statement: Sql, costly: boolean): Promise<Result>;
+  /** Runs one write; resolves once it is durable. */
+  write(statement: Sql): Promise<Result>;
+  /**
+   * Runs a unit of work in one transaction: all of it or none, durable when it resolves.
+   * `work` may be called again (a retry after a lock another process held).
+   */
+  transaction<T>(work: () => Program<T>): Promise<T>;
+  /**
+   * Runs schema work in one transaction under the migration lock, which one process holds
+   * at a time: instances starting together change the schema once, one after the other.
+   */
+  locked<T>(work: () => Program<T>): Promise<T>;
+  /** What an error the database raised means to the store; undefined for anything else. */
+  fault(error: unknown): Fault | undefined;
+  /** Resolves when the database answers a trivial query, on a connection of its own where it can. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The errors the core gives a meaning (see store-errors.ts for what each becomes). */
+export type Fault =
+  /** Unreachable, restarting, locked past its budget, disk full: a 503. */
+  | { kind: 'unavailable'; message: string }
+  /** The statement ran past its time budget and was stopped. */
+  | { kind: 'timeout' }
+  /** A unique index refused the write; `violation` when the index is a collection's. */
+  | { kind: 'unique'; violation?: Violation }
+  /** The table's ids reached {@link MAX_ID}. */
+  | { kind: 'ids-exhausted' };
+
+/** One versioned change to restock's own tables. */
+export interface Migration {
+  version: number;
+  name: string;
+  up(collections: readonly string[]): Program<void>;
+}
+
+/** The DDL of one database. */
+export interface SchemaDdl {
+  /** Applied in order, each once, recorded in `schema_migrations`. */
+  readonly migrations: readonly Migration[];
+  /**
+   * Makes what the collections need and lack (table, search index, triggers), on every
+   * start; a collection added since the database was made gets its table here.
+   */
+  syncCollections(collections: readonly string[]): Program<void>;
+  /** The indexes of the collections' tables: `table`, `name`, and `unique` (truthy). */
+  listIndexes(collections: readonly string[]): Sql;
+}

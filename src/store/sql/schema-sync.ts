@@ -1,0 +1,94 @@
+/**
+ * The schema on start, for every database, in one transaction under the migration lock:
+ * restock's own tables migrated, then the collections' tables made, then their indexes and
+ * unique indexes brought in line with the configuration. Tables follow the collections, as
+ * indexes do: a collection added to an existing database gets its table on the next start.
+ */
+import type { IndexedField, UniqueField } from '../store.js';
+import type { SqlDialect } from './dialect.js';
+import type { SchemaDdl } from './driver.js';
+import { createIndexStatements } from './list-sql.js';
+import { type Program, sql, statement } from './program.js';
+import {
+  createUniqueIndexSql,
+  type DuplicateRow,
+  dropIndexSql,
+  type ExistingIndex,
+  selectDuplicatesSql,
+  staleUniqueIndexes,
+  uniqueIndexFailure,
+} from './unique-sql.js';
+
+export interface SchemaTarget {
+  collections: readonly string[];
+  indexes: readonly IndexedField[];
+  unique: readonly UniqueField[];
+}
+
+/** Brings the schema in line with `target`; returns the migrations applied. */
+export function* syncSchema(
+  dialect: SqlDialect,
+  ddl: SchemaDdl,
+  target: SchemaTarget,
+  isUniqueFailure: (error: unknown) => boolean,
+): Program<number[]> {
+  const applied = yield* migrate(dialect, ddl, target.collections);
+  yield* ddl.syncCollections(target.collections);
+  for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
+  yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
+  return applied;
+}
+
+/** Applies each migration not yet recorded in `schema_migrations`, in order. */
+function* migrate(dialect: SqlDialect, ddl: SchemaDdl, collections: readonly string[]): Program<number[]> {
+  yield sql(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const done = new Set((yield sql('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
+  const record = statement<'version' | 'name' | 'at'>(
+    dialect.placeholder,
+    (p) =>
+      `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${p('version')}, ${p('name')}, ${p('at')})`,
+  );
+  const applied: number[] = [];
+  for (const migration of ddl.migrations) {
+    if (done.has(migration.version)) continue;
+    yield* migration.up(collections);
+    yield record({ version: migration.version, name: migration.name, at: new Date().toISOString() });
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+/**
+ * Makes the unique indexes of the fields `unique` declares, and drops those restock made for
+ * fields it no longer declares. Records that already share a value stop the start, named.
+ */
+function* syncUniqueIndexes(
+  dialect: SqlDialect,
+  ddl: SchemaDdl,
+  { collections, unique }: SchemaTarget,
+  isUniqueFailure: (error: unknown) => boolean,
+): Program<void> {
+  const existing = (yield ddl.listIndexes(collections)).rows.map((row) => ({
+    ...(row as unknown as ExistingIndex),
+    unique: Boolean(row.unique),
+  }));
+  for (const name of staleUniqueIndexes(existing, unique)) yield sql(dropIndexSql(name));
+  for (const field of unique) {
+    // A failed statement aborts a PostgreSQL transaction: the savepoint keeps it usable
+    // for reading the duplicates that made it fail.
+    yield sql('SAVEPOINT unique_index');
+    try {
+      yield sql(createUniqueIndexSql(dialect, field));
+    } catch (error) {
+      if (!isUniqueFailure(error)) throw error;
+      yield sql('ROLLBACK TO SAVEPOINT unique_index');
+      const found = yield sql(selectDuplicatesSql(dialect, field, 3));
+      throw uniqueIndexFailure(field, found.rows as unknown as DuplicateRow[], error);
+    }
+    yield sql('RELEASE SAVEPOINT unique_index');
+  }
+}

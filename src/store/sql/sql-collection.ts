@@ -1,0 +1,187 @@
+/**
+ * A collection's records on any SQL database: reads, creates, merges, deletes and their
+ * conditions, written once over a {@link SqlDriver}. What differs between databases is in
+ * their dialect (the SQL) and driver (how a unit of work runs).
+ */
+import { mergedFields, versionMatches } from '../merge-patch.js';
+import {
+  type Collection,
+  IdempotencyConflictError,
+  PreconditionFailedError,
+  type StoredRecord,
+  type WriteConditions,
+} from '../store.js';
+import type { SqlDialect } from './dialect.js';
+import type { SqlDriver } from './driver.js';
+import { type IsIndexed, listedRecord, selectCount, selectPage } from './list-sql.js';
+import { first, type Program, sql as plain, type Result, type Sql, statement } from './program.js';
+import { isCostly } from './query-cost.js';
+import { completeClaim } from './sql-idempotency.js';
+import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
+
+/** Maps a driver's error to the store's, naming the collection whose write it was. */
+export type Guard = <T>(work: Promise<T>, table?: string) => Promise<T>;
+
+/** Rows per INSERT of a batch (createMany, restore): far below every database's parameter limit. */
+const ROWS_PER_INSERT = 1000;
+
+/** The columns of a {@link StoredRecord}. */
+export function recordColumns(dialect: SqlDialect): string {
+  return `id, ${dialect.dataText} AS data, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+}
+
+/**
+ * The statements of one collection's table that run with every request, by role; named, so
+ * that PostgreSQL keeps each prepared. The benchmark's plain baseline runs these too.
+ */
+export function collectionSql(dialect: SqlDialect, table: string) {
+  const t = `"${table}"`;
+  const columns = recordColumns(dialect);
+  const named = <K extends string>(role: string, build: (param: (name: K) => string) => string) =>
+    statement<K>(dialect.placeholder, build, `${table}.${role}`);
+  const remove = (p: (name: 'id') => string) => `DELETE FROM ${t} WHERE id = ${p('id')}`;
+  return {
+    get: named<'id'>('get', (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}`),
+    insert: named<'data' | 'now'>(
+      'insert',
+      (p) =>
+        `INSERT INTO ${t} (data, created_at, updated_at) VALUES (${dialect.json(p('data'), false)}, ` +
+        `${dialect.now(p)}, ${dialect.now(p)}) RETURNING ${columns}`,
+    ),
+    // A merge reads the row under the transaction's lock, and writes the fields merged in
+    // the application (merge-patch.ts): no other write to the record comes in between.
+    lock: named<'id'>('lock', (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}${dialect.forUpdate}`),
+    update: named<'id' | 'data' | 'now'>(
+      'update',
+      (p) =>
+        `UPDATE ${t} SET data = ${dialect.json(p('data'), false)}, version = version + 1, ` +
+        `updated_at = ${dialect.now(p)} WHERE id = ${p('id')} RETURNING ${columns}`,
+    ),
+    // A trigger on the table makes an Idempotency-Key forget its copy of a deleted record,
+    // in the same statement (see each database's schema).
+    remove: named<'id'>('remove', (p) => `${remove(p)} RETURNING ${columns}`),
+    removeIf: named<'id' | 'versions'>(
+      'removeIf',
+      (p) => `${remove(p)} AND ${dialect.inList('version', p('versions'))} RETURNING ${columns}`,
+    ),
+  };
+}
+
+/** A multi-row INSERT (`head` VALUES … `tail`) of `rows`, each row's values as `row` writes them through `param`. */
+function insertRows<T>(
+  dialect: SqlDialect,
+  [head, tail]: [string, string],
+  rows: readonly T[],
+  row: (item: T, param: (value: unknown) => string) => string,
+): Sql {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return dialect.placeholder(values.length);
+  };
+  const tuples = rows.map((item) => `(${row(item, param)})`);
+  return { text: `${head} VALUES ${tuples.join(', ')}${tail}`, values };
+}
+
+function* chunked<T>(items: readonly T[]): Generator<readonly T[]> {
+  for (let at = 0; at < items.length; at += ROWS_PER_INSERT) yield items.slice(at, at + ROWS_PER_INSERT);
+}
+
+const records = (result: Result) => result.rows as unknown as StoredRecord[];
+const isoNow = () => new Date().toISOString();
+
+export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, isIndexed: IsIndexed): Collection {
+  const { dialect } = driver;
+  const sql = collectionSql(dialect, table);
+  const columns = recordColumns(dialect);
+  return {
+    async list(query) {
+      const page = selectPage(dialect, isIndexed, table, columns, query);
+      const { rows } = await guard(driver.read(page, isCostly(query, isIndexed)));
+      return rows.map((row) => listedRecord(row, page.positionColumns));
+    },
+    isCostly: (query) => isCostly(query, isIndexed),
+    async count(query) {
+      const { rows } = await guard(driver.read(selectCount(dialect, isIndexed, table, query), true));
+      return Number(rows[0]?.n ?? 0);
+    },
+    async get(id) {
+      return records(await guard(driver.read(sql.get({ id }), false)))[0];
+    },
+    async create(data, idempotency) {
+      const insert = sql.insert({ data, now: isoNow() });
+      if (!idempotency) return records(await guard(driver.write(insert), table))[0] as StoredRecord;
+      const work = function* (): Program<StoredRecord> {
+        const record = records(yield insert)[0] as StoredRecord;
+        const done = yield completeClaim(dialect, table, record, idempotency);
+        if (done.changes !== 1) throw new IdempotencyConflictError();
+        return record;
+      };
+      return guard(driver.transaction(work), table);
+    },
+    createMany(data) {
+      const work = function* (): Program<StoredRecord[]> {
+        const now = isoNow();
+        const head = `INSERT INTO "${table}" (data, created_at, updated_at)`;
+        const tail = ` RETURNING ${columns}`;
+        const created: StoredRecord[] = [];
+        for (const chunk of chunked(data)) {
+          const insert = insertRows(dialect, [head, tail], chunk, (item, param) => {
+            const at = dialect.now(() => param(now));
+            return `${dialect.json(param(item), false)}, ${at}, ${at}`;
+          });
+          created.push(...records(yield insert));
+        }
+        // Ids are drawn in the order of the rows: in id order is in the order given.
+        return created.sort((a, b) => a.id - b.id);
+      };
+      return guard(driver.transaction(work), table);
+    },
+    async restore(items) {
+      const work = function* (): Program<void> {
+        const head = `INSERT INTO "${table}" (id, data, version, created_at, updated_at) ${dialect.explicitIds}`;
+        for (const chunk of chunked(items)) {
+          yield insertRows(dialect, [head, ''], chunk, (r, param) =>
+            [
+              param(r.id),
+              dialect.json(param(r.data), true),
+              param(r.version),
+              param(r.createdAt),
+              param(r.updatedAt),
+            ].join(', '),
+          );
+        }
+        if (dialect.afterExplicitIds) yield plain(dialect.afterExplicitIds(table));
+      };
+      if (items.length > 0) await guard(driver.transaction(work), table);
+    },
+    merge(id, patch, { check, ifVersion, maxBytes }: WriteConditions = {}) {
+      const work = function* (): Program<StoredRecord | undefined> {
+        const current = yield* first<StoredRecord>(sql.lock({ id }));
+        if (!current || !versionMatches(ifVersion, current.version)) {
+          if (ifVersion !== undefined) throw new PreconditionFailedError();
+          return undefined;
+        }
+        const data = mergedFields(current.data, patch, maxBytes);
+        const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
+        check?.(record.data);
+        return record;
+      };
+      return guard(driver.transaction(work), table);
+    },
+    async remove(id, { ifVersion } = {}) {
+      const versions = ifVersion === undefined || ifVersion === '*' ? undefined : ifVersion;
+      if (versions?.length === 0) throw new PreconditionFailedError();
+      const remove = versions ? sql.removeIf({ id, versions: dialect.intList(versions) }) : sql.remove({ id });
+      const record = records(await guard(driver.write(remove), table))[0];
+      if (!record && ifVersion !== undefined) throw new PreconditionFailedError();
+      return record;
+    },
+    async duplicates(field, limit) {
+      const found = await guard(
+        driver.read(plain(selectDuplicatesSql(dialect, { ...field, collection: table }, limit)), true),
+      );
+      return found.rows.map((row) => toDuplicate(row as never));
+    },
+  };
+}

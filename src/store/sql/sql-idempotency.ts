@@ -1,0 +1,90 @@
+/**
+ * `Idempotency-Key`s on any SQL database: a claim, its release, its completion with the
+ * record a create made, and the sweep of old keys, written once. Keys live in the
+ * database, so that every instance sees them and they outlive restarts.
+ */
+import type { IdempotencyClaim, IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store.js';
+import type { SqlDialect } from './dialect.js';
+import type { SqlDriver } from './driver.js';
+import { type StoredKey, settledClaim } from './idempotency-claim.js';
+import { first, type Program, type Sql, statement } from './program.js';
+import type { Guard } from './sql-collection.js';
+
+/** How many times a claim looks again for a key released between its INSERT and its SELECT. */
+const CLAIM_ATTEMPTS = 3;
+
+/** Completes `claim` with the record its create made, in the create's transaction; changes 0 rows if the claim is no longer its. */
+export function completeClaim(dialect: SqlDialect, table: string, record: StoredRecord, claim: IdempotentCreate): Sql {
+  return statement<'scope' | 'key' | 'token' | 'collection' | 'record' | 'id'>(
+    dialect.placeholder,
+    (p) =>
+      `UPDATE idempotency_keys SET state = 'done', collection = ${p('collection')}, record = ${p('record')}, ` +
+      `record_id = ${p('id')} WHERE scope = ${p('scope')} AND key = ${p('key')} AND token = ${p('token')} ` +
+      `AND state = 'running'`,
+  )({ ...claim, collection: table, record: JSON.stringify(record), id: record.id });
+}
+
+export function sqlIdempotencyKeys(driver: SqlDriver, guard: Guard): IdempotencyKeys {
+  const { placeholder, keyClock } = driver.dialect;
+  const ofKey = (p: (name: 'scope' | 'key') => string) => `scope = ${p('scope')} AND key = ${p('key')}`;
+  const insert = statement<'scope' | 'key' | 'fingerprint' | 'token'>(
+    placeholder,
+    (p) =>
+      `INSERT INTO idempotency_keys (scope, key, fingerprint, token, state, claimed_at, created_at) VALUES ` +
+      `(${p('scope')}, ${p('key')}, ${p('fingerprint')}, ${p('token')}, 'running', ${keyClock.now}, ${keyClock.now}) ` +
+      'ON CONFLICT DO NOTHING',
+  );
+  const find = statement<'scope' | 'key' | 'staleAfterMs'>(
+    placeholder,
+    (p) =>
+      `SELECT fingerprint, state, token, collection, record, record_id AS "recordId", ` +
+      `claimed_at < ${keyClock.ago(p('staleAfterMs'))} AS stale FROM idempotency_keys WHERE ${ofKey(p)}`,
+  );
+  const takeOver = statement<'scope' | 'key' | 'token' | 'from'>(
+    placeholder,
+    (p) =>
+      `UPDATE idempotency_keys SET token = ${p('token')}, claimed_at = ${keyClock.now} ` +
+      `WHERE ${ofKey(p)} AND token = ${p('from')} AND state = 'running'`,
+  );
+  const release = statement<'scope' | 'key' | 'token'>(
+    placeholder,
+    (p) => `DELETE FROM idempotency_keys WHERE ${ofKey(p)} AND token = ${p('token')} AND state = 'running'`,
+  );
+  const sweep = statement<'ageMs'>(
+    placeholder,
+    (p) => `DELETE FROM idempotency_keys WHERE created_at < ${keyClock.ago(p('ageMs'))}`,
+  );
+
+  // One transaction: on SQLite it holds the write lock, which makes claim-or-read one step
+  // across processes; on PostgreSQL a key released between the INSERT and the SELECT is
+  // looked for again, a few times.
+  function* claim(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+    staleAfterMs: number,
+  ): Program<IdempotencyClaim> {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      if ((yield insert({ scope, key, fingerprint, token })).changes === 1) return { state: 'claimed' } as const;
+      const found = yield* first<StoredKey & { token: string; stale: unknown }>(find({ scope, key, staleAfterMs }));
+      if (!found) continue;
+      const settled = settledClaim(found, fingerprint);
+      if (settled) return settled;
+      if (!found.stale) return { state: 'running' } as const;
+      const taken = yield takeOver({ scope, key, token, from: found.token });
+      return { state: taken.changes === 1 ? 'claimed' : 'running' } as const;
+    }
+    return { state: 'running' } as const;
+  }
+
+  return {
+    claim: (...args) => guard(driver.transaction(() => claim(...args))),
+    async release(scope, key, token) {
+      await guard(driver.write(release({ scope, key, token })));
+    },
+    async sweep(before) {
+      return (await guard(driver.write(sweep({ ageMs: Math.max(0, Date.now() - before.getTime()) })))).changes;
+    },
+  };
+}

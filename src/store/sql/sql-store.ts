@@ -1,0 +1,90 @@
+/**
+ * A {@link Store} over any {@link SqlDriver}: the schema synced on open, then collections
+ * and Idempotency-Keys served by the core, every driver error turned into the store's.
+ */
+import {
+  collectionLookup,
+  IdsExhaustedError,
+  StatementTimeoutError,
+  type Store,
+  type StoreOptions,
+  StoreUnavailableError,
+} from '../store.js';
+import type { SchemaDdl, SqlDriver } from './driver.js';
+import { indexedIn } from './list-sql.js';
+import { type SchemaTarget, syncSchema } from './schema-sync.js';
+import { type Guard, sqlCollection } from './sql-collection.js';
+import { sqlIdempotencyKeys } from './sql-idempotency.js';
+import { uniqueIndexName, uniqueViolation } from './unique-sql.js';
+
+/** Syncs the schema through `driver` (closing it if that fails) and serves the collections. */
+export async function openSqlStore(
+  driver: SqlDriver,
+  ddl: SchemaDdl,
+  collections: readonly string[],
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs'>,
+): Promise<Store> {
+  const guard = storeErrors(driver, collections, options);
+  const target = schemaTarget(collections, options);
+  try {
+    await guard(driver.locked(() => syncSchema(driver.dialect, ddl, target, isUniqueFailure(driver))));
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+  return {
+    dialect: driver.name,
+    gauges: driver.gauges,
+    collection: collectionLookup(collections, (name) =>
+      sqlCollection(driver, guard, name, indexedIn(options.indexes, name)),
+    ),
+    idempotency: sqlIdempotencyKeys(driver, guard),
+    ping: () => guard(driver.ping()),
+    close: () => driver.close(),
+  };
+}
+
+export function schemaTarget(
+  collections: readonly string[],
+  options: Pick<StoreOptions, 'indexes' | 'unique'>,
+): SchemaTarget {
+  return { collections, indexes: options.indexes, unique: options.unique };
+}
+
+export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unknown) => boolean {
+  return (error) => driver.fault(error)?.kind === 'unique';
+}
+
+/**
+ * What the HTTP layer sees of a driver's error: unavailable or out of time (a 503), a
+ * unique field taken (a 409 naming it), no ids left (a 507); anything else passes unchanged.
+ */
+function storeErrors(
+  driver: SqlDriver,
+  collections: readonly string[],
+  options: Pick<StoreOptions, 'unique' | 'statementTimeoutMs'>,
+): Guard {
+  const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
+  const toStoreError = (error: unknown, table?: string): unknown => {
+    const fault = driver.fault(error);
+    switch (fault?.kind) {
+      case 'unavailable':
+        return new StoreUnavailableError(fault.message, { cause: error });
+      case 'timeout':
+        return new StatementTimeoutError(options.statementTimeoutMs, { cause: error });
+      case 'unique':
+        // Only a collection's own index is a conflict over a field (a taken id is not).
+        return fault.violation && collections.includes(fault.violation.table)
+          ? uniqueViolation(driver.dialect, uniqueByIndex, fault.violation)
+          : error;
+      case 'ids-exhausted':
+        return table === undefined ? error : new IdsExhaustedError(table);
+      default:
+        return error;
+    }
+  };
+  return (work, table) =>
+    work.catch((error: unknown) => {
+      throw toStoreError(error, table);
+    });
+}

@@ -1,0 +1,91 @@
+/**
+ * The SQLite driver: better-sqlite3 on one file in WAL mode. Reads that may run long go
+ * to a pool of threads with connections of their own (read-pool.ts); the rest run at once
+ * on the event loop's connection. Every write and unit of work goes through
+ * {@link GroupCommit}, which commits the writes that arrive together in one fsynced
+ * transaction (`synchronous = FULL`), each under its own savepoint, before any of their
+ * promises resolves.
+ */
+import type { SqlDriver } from '../sql/driver.js';
+import { runProgram, sql } from '../sql/program.js';
+import type { StoreOptions } from '../store.js';
+import { BUSY_TIMEOUT_MS, named, openDatabase, runLocked, statementRunner } from './connection.js';
+import { GroupCommit } from './group-commit.js';
+import { ReadPool } from './read-pool.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { sqliteFaults } from './sqlite-faults.js';
+
+/** Opens (creating when needed) the database file at `path`, or `:memory:`. */
+export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'statementTimeoutMs'>): SqlDriver {
+  const db = openDatabase(path);
+  const run = statementRunner(db);
+  // A lock another process holds is waited for by group commit between turns of the event
+  // loop, never inside a statement on it (locked() alone waits inside, at start).
+  db.pragma('busy_timeout = 0');
+  const commits = new GroupCommit(db, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+  // A database in memory is one connection's alone: its reads stay on the event loop.
+  const reads =
+    path === ':memory:'
+      ? undefined
+      : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: BUSY_TIMEOUT_MS });
+  const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  return {
+    name: 'sqlite',
+    dialect: sqliteDialect,
+    gauges: [
+      {
+        name: 'database_bytes',
+        help: 'Size of the SQLite database file in bytes (pages times page size; the WAL file aside).',
+        read: () => Number(pageCount.get()) * pageSize,
+        // Every worker sees the same file.
+        aggregator: 'max',
+      },
+      {
+        name: 'read_threads',
+        help: 'Threads of the SQLite read pool, which runs the reads that may take long off the event loop.',
+        read: () => reads?.stats.threads ?? 0,
+      },
+      {
+        name: 'read_queue',
+        help: 'Reads waiting for a thread of the SQLite read pool.',
+        read: () => reads?.stats.queued ?? 0,
+      },
+      {
+        name: 'group_commit_transactions',
+        help: 'Transactions (and so fsyncs) the group commit has made since start.',
+        read: () => commits.stats.batches,
+      },
+      {
+        name: 'group_commit_writes',
+        help: 'Writes committed by the group commit since start; over transactions, the mean batch size.',
+        read: () => commits.stats.units,
+      },
+    ],
+    async read(statement, costly) {
+      if (!costly || !reads) return run(statement);
+      const rows = await reads.run(statement.text, named(statement.values));
+      return { rows, changes: 0 };
+    },
+    write: (statement) => commits.run(() => run(statement)),
+    transaction: (work) => commits.run(() => runProgram(work(), run)),
+    async locked(work) {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      try {
+        return runLocked(db, run, work());
+      } finally {
+        db.pragma('busy_timeout = 0');
+      }
+    },
+    fault: sqliteFaults(db),
+    async ping() {
+      run(sql('SELECT 1'));
+    },
+    async close() {
+      if (!db.open) return;
+      await reads?.close();
+      commits.drain();
+      db.close();
+    },
+  };
+}
