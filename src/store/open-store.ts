@@ -1,4 +1,4 @@
-import { type Config, ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config/index.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
