@@ -18,6 +18,7 @@ import {
 } from '../src/config/index.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/idempotency.js';
 import { DEFAULT_LOAD_SHEDDING } from '../src/http/limits.js';
+import { DEFAULT_STORE_OPTIONS } from '../src/store/open-store.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -100,6 +101,19 @@ describe('configuration', () => {
     assert.equal(CONFIG_DEFAULTS.maxRecordBytes, CONFIG_DEFAULTS.bodyLimit);
     assert.equal(DEFAULT_LOAD_SHEDDING.maxEventLoopDelayMs, CONFIG_DEFAULTS.maxEventLoopDelay);
     assert.equal(DEFAULT_IDEMPOTENCY_OPTIONS.ttlMs, CONFIG_DEFAULTS.idempotencyKeyHours * 3_600_000);
+    // The store states its own (it is not to import config): kept equal here until it takes them.
+    assert.deepEqual(
+      [
+        DEFAULT_STORE_OPTIONS.poolSize,
+        DEFAULT_STORE_OPTIONS.connectTimeoutMs,
+        DEFAULT_STORE_OPTIONS.statementTimeoutMs,
+      ],
+      [
+        CONFIG_DEFAULTS.databasePoolSize,
+        CONFIG_DEFAULTS.databaseConnectTimeout,
+        CONFIG_DEFAULTS.databaseStatementTimeout,
+      ],
+    );
   });
 
   it('refuses an unknown flag, suggesting the nearest known one', () => {
