@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig } from '../src/config/index.js';
 import { encodeCursor } from '../src/http/cursor.js';
 import { openStore } from '../src/store/open-store.js';
 

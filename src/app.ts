@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { AccessLog } from './http/access-log.js';
 import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
 import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
@@ -141,7 +141,7 @@ async function assemble(
   // Identify the caller, count the request against its budget, refuse a bad override, then authorize it.
   registerAccessControl(app, {
     ...DEFAULT_ACCESS_OPTIONS,
-    keys: [...config.apiKeys, ...config.apiKeysFile],
+    keys: config.apiKeys,
     publicReads: config.publicReads,
   });
   await registerRateLimit(app, {

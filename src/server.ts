@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
 import { runCommand, serveArguments } from './commands/commands.js';
-import { ConfigError, helpText, loadConfig } from './config.js';
+import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { RedisUnavailableError } from './http/limits.js';
 import { protectedModeRefusal } from './http/protected-mode.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   }
   const refusal = protectedModeRefusal({
     host: config.host,
-    keyCount: config.apiKeys.length + config.apiKeysFile.length,
+    keyCount: config.apiKeys.length,
     insecureNoAuth: config.insecureNoAuth,
   });
   if (refusal) throw new ConfigError(refusal);

@@ -14,8 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { parseApiKeys } from '../src/http/auth.js';
+import { ConfigError, loadConfig, parseApiKeys } from '../src/config/index.js';
 import { isLoopbackHost, protectedModeRefusal } from '../src/http/protected-mode.js';
 import { canonicalPaths, RESOURCES } from '../src/resources.js';
 import { body, JSON_HEADERS, problem, type TestContext, useApp } from './helpers/app.js';
@@ -324,21 +323,18 @@ describe('API key settings', () => {
       const hashed = createHash('sha256').update('fk_0123456789abcdefHASHED').digest('hex');
       writeFileSync(file, `# restock keys\n\nci:read:fk_0123456789abcdefFILE\r\ndeploy:write:sha256:${hashed}\n`);
       const { config } = loadConfig(['--api-keys-file', file], { API_KEYS });
+      // One list: API_KEYS's keys, then the file's.
       assert.deepEqual(
-        config.apiKeys.map((k) => [k.name, k.scope]),
+        config.apiKeys.map((k) => [k.name, k.scope, k.hash.length]),
         [
-          ['reader', 'read'],
-          ['writer', 'write'],
-        ],
-      );
-      assert.deepEqual(
-        config.apiKeysFile.map((k) => [k.name, k.scope, k.hash.length]),
-        [
+          ['reader', 'read', 32],
+          ['writer', 'write', 32],
           ['ci', 'read', 32],
           ['deploy', 'write', 32],
         ],
       );
-      assert.equal(config.apiKeysFile[1]?.hash.toString('hex'), hashed);
+      assert.equal(config.apiKeys[3]?.hash.toString('hex'), hashed);
+      assert.equal(config.apiKeysFile, file);
       assert.throws(
         () => loadConfig([], { API_KEYS_FILE: join(dir, 'missing') }),
         (e: Error) => e instanceof ConfigError && /API_KEYS_FILE: cannot read .*ENOENT/.test(e.message),

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runCommand } from '../src/commands/commands.js';
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config/index.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store, StoredRecord } from '../src/store/store.js';
 import { VERSION } from '../src/version.js';
@@ -318,6 +318,18 @@ describe('restock arguments', () => {
     await refused(['export', '-c', 'orders'], /got "orders"/);
     await refused(['export', '-c', 'users', '--format', 'xml'], /--format must be json or ndjson/);
     await assert.rejects(cli(url, ['export', '-c', 'users', 'extra']), /ERR_PARSE_ARGS|Unexpected argument/);
+    await refused(
+      ['import', '-', '-c', 'users', '--batch-szie', '5'],
+      /^unknown option --batch-szie; did you mean --batch-size\?$/,
+    );
+    await refused(['export', '-c', 'users', '--databse-url', url], /did you mean --database-url\?/);
+  });
+
+  it('refuses an unknown flag to serve in one line, suggesting the nearest', async () => {
+    const { code, stdout, stderr } = await runProcess(['serve', '--prot', '8080'], {});
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(stderr, 'restock: unknown option --prot; did you mean --port?\n');
   });
 });
 

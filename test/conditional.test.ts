@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig } from '../src/config/index.js';
 import { fingerprintOf } from '../src/http/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';

@@ -2,7 +2,22 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ConfigError, defaultConfig, helpText, loadConfig, settings } from '../src/config.js';
+import {
+  CONFIG_DEFAULTS,
+  ConfigError,
+  defaultConfig,
+  editDistance,
+  envNameOf,
+  flagNameOf,
+  helpText,
+  loadConfig,
+  nameSettings,
+  nearest,
+  SETTING_LIST,
+  SETTINGS,
+} from '../src/config/index.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/idempotency.js';
+import { DEFAULT_LOAD_SHEDDING } from '../src/http/limits.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -52,11 +67,65 @@ describe('configuration', () => {
       .filter((line) => line.startsWith('|'))
       .map((line) => line.split('|').map((cell) => cell.trim()));
     const help = helpText();
-    for (const s of settings) {
+    for (const s of SETTING_LIST) {
       assert.ok(help.includes(`--${s.flag}`) && help.includes(s.env), `--help lacks ${s.env}`);
       const row = rows.find((cells) => cells[1] === `\`${s.env}\``);
-      const fallback = s.fallback === '' ? 'none' : `\`${s.fallback}\``;
+      const fallback = s.default === '' ? 'none' : `\`${s.default}\``;
       assert.deepEqual(row?.slice(2, 4), [`\`--${s.flag}\``, fallback], `README row of ${s.env}`);
     }
+  });
+
+  it('derives each variable and flag from the key, unless the declaration names them', () => {
+    assert.equal(envNameOf('port'), 'PORT');
+    assert.equal(flagNameOf('port'), 'port');
+    assert.equal(envNameOf('databaseStatementTimeout'), 'DATABASE_STATEMENT_TIMEOUT');
+    assert.equal(flagNameOf('databaseStatementTimeout'), 'database-statement-timeout');
+    assert.equal(envNameOf('maxCostlyQueriesPerClient'), 'MAX_COSTLY_QUERIES_PER_CLIENT');
+    const declared = { default: '', parse: (raw: string) => raw, help: '', group: 'server' } as const;
+    const [derived, renamed] = nameSettings({ keepAlive: declared, oldName: { ...declared, env: 'OLD', flag: 'old' } });
+    assert.deepEqual([derived?.key, derived?.env, derived?.flag], ['keepAlive', 'KEEP_ALIVE', 'keep-alive']);
+    assert.deepEqual([renamed?.key, renamed?.env, renamed?.flag], ['oldName', 'OLD', 'old']);
+    for (const s of SETTING_LIST) {
+      assert.equal(s.env, envNameOf(s.key), `${s.key}: every name today follows from its key`);
+      assert.equal(s.flag, flagNameOf(s.key), s.key);
+    }
+    assert.equal(new Set(SETTING_LIST.map((s) => s.env)).size, SETTING_LIST.length, 'variables are unique');
+    assert.equal(new Set(SETTING_LIST.map((s) => s.flag)).size, SETTING_LIST.length, 'flags are unique');
+    assert.deepEqual(Object.keys(defaultConfig()), Object.keys(SETTINGS), 'one Config field per setting');
+  });
+
+  it('states every default once, in the declaration, which the HTTP defaults read too', () => {
+    const { config } = loadConfig([], {});
+    assert.deepEqual({ ...CONFIG_DEFAULTS }, config);
+    assert.equal(CONFIG_DEFAULTS.maxRecordBytes, CONFIG_DEFAULTS.bodyLimit);
+    assert.equal(DEFAULT_LOAD_SHEDDING.maxEventLoopDelayMs, CONFIG_DEFAULTS.maxEventLoopDelay);
+    assert.equal(DEFAULT_IDEMPOTENCY_OPTIONS.ttlMs, CONFIG_DEFAULTS.idempotencyKeyHours * 3_600_000);
+  });
+
+  it('refuses an unknown flag, suggesting the nearest known one', () => {
+    const refused = (argv: string[], message: RegExp) =>
+      assert.throws(
+        () => loadConfig(argv, {}),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      );
+    refused(['--prot', '8080'], /^unknown option --prot; did you mean --port\?$/);
+    refused(['--databse-url=sqlite::memory:'], /^unknown option --databse-url; did you mean --database-url\?$/);
+    refused(['--public-read'], /did you mean --public-reads\?/);
+    refused(['--port', '1', '--frobnicate'], /^unknown option --frobnicate$/);
+    refused(['-x'], /^unknown option -x$/);
+    // A command's own options are candidates too.
+    const command = { options: { 'batch-size': { type: 'string' as const } } };
+    assert.throws(() => loadConfig(['--batch-szie', '5'], {}, command), /did you mean --batch-size\?/);
+    assert.equal(loadConfig(['--batch-size', '5'], {}, command).options['batch-size'], '5');
+  });
+
+  it('measures how far a name is from another', () => {
+    assert.equal(editDistance('', ''), 0);
+    assert.equal(editDistance('port', 'port'), 0);
+    assert.equal(editDistance('prot', 'port'), 2);
+    assert.equal(editDistance('kitten', 'sitting'), 3);
+    assert.equal(editDistance('', 'abc'), 3);
+    assert.equal(nearest('hots', ['port', 'host']), 'host');
+    assert.equal(nearest('zzzzzzzz', ['port', 'host']), undefined, 'nothing near enough');
   });
 });

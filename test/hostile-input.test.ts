@@ -24,7 +24,7 @@ import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig } from '../src/config/index.js';
 import { RESOURCES } from '../src/resources.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';

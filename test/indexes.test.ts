@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig } from '../src/config/index.js';
 import { parseListQuery, type RawListQuery } from '../src/http/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';

@@ -1,7 +1,7 @@
 /** SPEC §5: the method override, every row, from both wire methods and all three header names. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseOverrideSetting } from '../src/http/method-override.js';
+import { parseOverrideSetting } from '../src/config/index.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 

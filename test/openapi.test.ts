@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../src/app.js';
-import { type Config, defaultConfig } from '../src/config.js';
+import { type Config, defaultConfig } from '../src/config/index.js';
 import { RESOURCES } from '../src/resources.js';
 import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { checkRecords } from '../src/commands/check.js';
-import { ConfigError, defaultConfig } from '../src/config.js';
+import { ConfigError, defaultConfig } from '../src/config/index.js';
 import { loadCollectionSchemas } from '../src/schemas/collection-schema.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';

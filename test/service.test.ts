@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig } from '../src/config/index.js';
 import { PROBLEM_TYPES } from '../src/http/problem.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, JSON_HEADERS, problem, useApp } from './helpers/app.js';

@@ -3,7 +3,7 @@
  * opening the collection it works on.
  */
 import type { Readable, Writable } from 'node:stream';
-import { type Config, ConfigError } from '../config.js';
+import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
 import { RESOURCES } from '../resources.js';
 import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
@@ -39,6 +39,8 @@ export interface Command {
   summary: string;
   options?: Readonly<Record<string, OptionSpec>>;
   positionals?: boolean;
+  /** The settings it reads, which its --help lists after its own options (it takes them all). */
+  reads: readonly SettingGroup[];
   /** Runs the command and resolves with the process's exit code. */
   run(context: CommandContext): Promise<number>;
 }

@@ -2,7 +2,7 @@
  * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
  * `check`, `import`, `export`, `--help` and `--version`.
  */
-import { type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config.js';
+import { alignColumns, type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config/index.js';
 import { VERSION } from '../version.js';
 import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
@@ -15,12 +15,14 @@ export const COMMANDS: readonly Command[] = [
     name: 'migrate',
     usage: '[options]',
     summary: "create or update the database's schema, then exit",
+    reads: ['database'],
     run: runMigrate,
   },
   {
     name: 'check',
     usage: '[options]',
     summary: 'list the records that hold a lone surrogate or break their schema (SCHEMAS), and shared unique values',
+    reads: ['database'],
     run: runCheck,
   },
   {
@@ -29,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
     summary: 'load records from a JSON array or NDJSON file (- for standard input)',
     options: importOptions,
     positionals: true,
+    reads: ['database', 'records'],
     run: runImport,
   },
   {
@@ -36,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
     usage: '--collection NAME [options]',
     summary: 'write every record of a collection as NDJSON or a JSON array',
     options: exportOptions,
+    reads: ['database'],
     run: runExport,
   },
 ];
@@ -86,37 +90,43 @@ function argumentsOf(command: Command): CommandArguments {
   return { options, positionals: command.positionals ?? false };
 }
 
-/** What `restock --help` prints: the commands, then the settings every command takes. */
+/** What `restock --help` prints: the commands, then the settings of serving. */
 export function fullHelp(): string {
-  const usage = [
-    ['[serve] [options]', 'serve the API (the default)'],
-    ...COMMANDS.map((c) => [`${c.name} ${c.usage}`, c.summary]),
-    ['--version', 'print the version'],
-    ['--help', 'print this text; COMMAND --help for its options'],
-  ];
   return [
     'restock: a REST service for users and products',
     '',
     'Usage:',
-    ...usage.map(([args, summary]) => `  restock ${(args as string).padEnd(42)}${summary}`),
+    ...alignColumns([
+      ['restock [serve] [options]', 'serve the API (the default)'],
+      ...COMMANDS.map((c) => [`restock ${c.name} ${c.usage}`, c.summary]),
+      ['restock --version', 'print the version'],
+      ['restock --help', 'print this text; COMMAND --help for its options'],
+    ]),
     '',
-    'Settings, taken by every command as a flag or an environment variable:',
+    'Settings, each a flag or an environment variable (the flag wins); a command lists those it reads:',
     ...settingsHelp(),
     '',
   ].join('\n');
 }
 
-function commandHelp(command: Command): string {
-  const option = ([name, o]: [string, OptionSpec]) =>
-    `  ${`${o.short ? `-${o.short}, ` : '    '}--${name}${o.placeholder ? ` ${o.placeholder}` : ''}`.padEnd(28)}${o.help}`;
+/** What `restock COMMAND --help` prints: its own options, then only the settings it reads. */
+export function commandHelp(command: Command): string {
+  const option = ([name, o]: [string, OptionSpec]) => [
+    `${o.short ? `-${o.short}, ` : '    '}--${name}${o.placeholder ? ` ${o.placeholder}` : ''}`,
+    o.help,
+  ];
   return [
     `Usage: restock ${command.name} ${command.usage}`,
     '',
     `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
     '',
-    ...(command.options ? ['Options:', ...Object.entries(command.options).map(option), ''] : []),
-    'Settings:',
-    ...settingsHelp(),
+    'Options:',
+    ...alignColumns([...Object.entries(command.options ?? {}).map(option), ['-h, --help', 'print this text']]),
+    '',
+    'Settings it reads, each a flag or an environment variable (the flag wins):',
+    ...settingsHelp(command.reads),
+    '',
+    "It takes the server's settings too, unused; restock serve --help lists them.",
     '',
   ].join('\n');
 }

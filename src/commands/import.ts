@@ -11,7 +11,7 @@ import { randomInt } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { checkLimits, clientFields } from '../http/json-body.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { type Collection, MAX_ID, type StoredRecord, UniqueViolationError } from '../store/store.js';

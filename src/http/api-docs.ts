@@ -7,7 +7,7 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { type Config, defaultConfig } from '../config.js';
+import { type Config, defaultConfig } from '../config/index.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { PROBLEM_SCHEMA_ID, ProblemSchema } from '../schemas/problem.js';
@@ -43,7 +43,7 @@ Every error is an RFC 9457 problem document; its \`type\` is a path on this serv
 describes it.`;
 
 /** What the document needs of the configuration: whether API keys and the request budget are on. */
-export type ApiDocsConfig = Pick<Config, 'apiKeys' | 'apiKeysFile' | 'rateLimitMax'>;
+export type ApiDocsConfig = Pick<Config, 'apiKeys' | 'rateLimitMax'>;
 
 /**
  * Registers the document's generator, with the problem schema and each collection's record
@@ -99,7 +99,7 @@ const isPublicRoute = publicRouteMatcher(PUBLIC_ROUTES);
 function documentGuards(route: RouteOptions, config: ApiDocsConfig): void {
   const transform = route.config?.swaggerTransform;
   if (!transform) return;
-  const guarded = !isPublicRoute(route.url) && config.apiKeys.length + config.apiKeysFile.length > 0;
+  const guarded = !isPublicRoute(route.url) && config.apiKeys.length > 0;
   const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
   const responses = problemResponsesOf([
     ...(guarded ? (['unauthorized'] as const) : []),

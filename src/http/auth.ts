@@ -10,21 +10,14 @@
  * Written by hand: @fastify/bearer-auth checks one token list with no scopes, and its hook
  * would run before the rate limiter; here a request is identified first (so that the rate
  * limit can count per key, also for unknown keys), limited, and only then authorized.
- * Keys are kept as SHA-256 hashes only and compared with `timingSafeEqual`.
+ * Keys are kept as SHA-256 hashes only (src/config/api-keys.ts reads them) and compared
+ * with `timingSafeEqual`.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type ApiKey, hashKey, KEY_TEXT, type Scope } from '../config/index.js';
 import { isPreflight } from './preflight.js';
 import { HttpProblem } from './problem.js';
-
-export type Scope = 'read' | 'write';
-
-/** A configured key: who holds it, what it may do, and the SHA-256 of its text (never the text). */
-export interface ApiKey {
-  readonly name: string;
-  readonly scope: Scope;
-  readonly hash: Buffer;
-}
 
 /** What a request's credentials turned out to be. */
 type Identity = ApiKey | 'none' | 'invalid';
@@ -73,71 +66,12 @@ export const DEFAULT_ACCESS_OPTIONS: AccessOptions = {
 
 /** The methods a `read` key may use; every other method needs a `write` key. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
-const KEY_TEXT = /^[A-Za-z0-9\-._~+/]+=*$/;
-const KEY_HASH = /^sha256:([0-9a-f]{64})$/i;
-const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-/** Shorter keys are refused: a key must not be guessable within any rate limit. */
-const MIN_KEY_LENGTH = 16;
 const REALM = 'Bearer realm="restock"';
 
 const identityKey = Symbol('restock.identity');
 
 interface IdentifiedRequest extends FastifyRequest {
   [identityKey]: Identity;
-}
-
-/** The SHA-256 of a key's text: the only form in which restock keeps a key. */
-export function hashKey(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/**
- * Reads keys written as `name:scope:key`, separated by commas or line breaks; blank lines
- * and lines starting with `#` are skipped. In place of the key, `sha256:<64 hex digits>`
- * gives its SHA-256, so that a keys file need not hold the keys themselves. Throws an
- * Error whose message names the entry (by position and name) but never shows a key.
- */
-export function parseApiKeys(text: string): ApiKey[] {
-  const keys: ApiKey[] = [];
-  const entries = text
-    .split(/[,\r\n]/)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '' && !entry.startsWith('#'));
-  for (const [index, entry] of entries.entries()) {
-    const [name = '', scope = '', ...rest] = entry.split(':');
-    const secret = rest.join(':');
-    const where = `entry ${index + 1}${KEY_NAME.test(name) ? ` ("${name}")` : ''}`;
-    if (!KEY_NAME.test(name)) {
-      throw new Error(`${where}: a key's name must be 1 to 64 letters, digits, "_", "." or "-" (name:scope:key)`);
-    }
-    if (scope !== 'read' && scope !== 'write') throw new Error(`${where}: the scope must be read or write`);
-    const hashed = KEY_HASH.exec(secret);
-    if (hashed?.[1]) {
-      keys.push({ name, scope, hash: Buffer.from(hashed[1], 'hex') });
-      continue;
-    }
-    if (!KEY_TEXT.test(secret)) {
-      throw new Error(`${where}: a key may hold only letters, digits and - . _ ~ + / (then = padding)`);
-    }
-    if (secret.length < MIN_KEY_LENGTH) {
-      throw new Error(`${where}: a key must be at least ${MIN_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
-    }
-    keys.push({ name, scope, hash: hashKey(secret) });
-  }
-  const duplicate = duplicateKeys(keys);
-  if (duplicate) throw new Error(duplicate);
-  return keys;
-}
-
-/** Says what is wrong when two keys share a name or a key appears twice; undefined when all is well. */
-export function duplicateKeys(keys: readonly ApiKey[]): string | undefined {
-  for (const [i, key] of keys.entries()) {
-    for (const other of keys.slice(i + 1)) {
-      if (other.name === key.name) return `two keys are named "${key.name}"`;
-      if (other.hash.equals(key.hash)) return `keys "${key.name}" and "${other.name}" are the same key`;
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONFIG_DEFAULTS } from '../config/index.js';
 import type { IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store/store.js';
 import { HttpProblem } from './problem.js';
 
@@ -23,7 +24,7 @@ export interface IdempotencyOptions {
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
-  ttlMs: 24 * 60 * 60 * 1000,
+  ttlMs: CONFIG_DEFAULTS.idempotencyKeyHours * 60 * 60 * 1000,
   sweepEveryMs: 60 * 60 * 1000,
   staleAfterMs: 60 * 1000,
   scopeOf: () => 'anonymous',

@@ -11,6 +11,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
+import { CONFIG_DEFAULTS } from '../config/index.js';
 import { credentialOf } from './auth.js';
 import { isPreflight } from './preflight.js';
 import { HttpProblem, PROBLEM_TYPE, problemDocument } from './problem.js';
@@ -109,7 +110,7 @@ export interface LoadSheddingOptions {
 }
 
 export const DEFAULT_LOAD_SHEDDING: LoadSheddingOptions = {
-  maxEventLoopDelayMs: 1000,
+  maxEventLoopDelayMs: CONFIG_DEFAULTS.maxEventLoopDelay,
   sampleIntervalMs: 1000,
   exempt: new Set(['/healthz']),
 };

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { OverrideWireMethods } from '../config/index.js';
 import { HttpProblem } from './problem.js';
 import { appendVary } from './vary.js';
 
@@ -19,18 +20,6 @@ export const OVERRIDE_HEADERS = ['http-x-http-method', 'x-http-method', 'x-http-
 export const OVERRIDE_HEADER_NAMES = ['HTTP-X-HTTP-METHOD', 'X-HTTP-Method', 'X-HTTP-Method-Override'] as const;
 
 const ACCEPTED_VALUES = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
-
-/** Wire methods allowed to carry an override header (empty: overriding is off). */
-export type OverrideWireMethods = ReadonlySet<'GET' | 'POST'>;
-
-/** Parses the METHOD_OVERRIDE setting: `get,post`, `post` or `off`. */
-export function parseOverrideSetting(raw: string): OverrideWireMethods | undefined {
-  const value = raw.trim().toLowerCase();
-  if (value === 'off' || value === 'none') return new Set();
-  const parts = value.split(',').map((part) => part.trim().toUpperCase());
-  if (parts.length === 0 || parts.some((part) => part !== 'GET' && part !== 'POST')) return undefined;
-  return new Set(parts as ('GET' | 'POST')[]);
-}
 
 const wireMethodKey = Symbol('restock.wireMethod');
 const overrideErrorKey = Symbol('restock.overrideError');

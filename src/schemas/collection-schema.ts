@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type Config, ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config/index.js';
 import type { UniqueField } from '../store/store.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 

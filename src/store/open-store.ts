@@ -1,4 +1,4 @@
-import { type Config, ConfigError } from '../config.js';
+import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
 import type { CollectionSchema } from '../schemas/collection-schema.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { openSqlStore } from './sql/sql-store.js';
@@ -6,14 +6,8 @@ import { openSqliteDriver } from './sqlite/sqlite-driver.js';
 import { sqliteSchema } from './sqlite/sqlite-schema.js';
 import type { Store, StoreOptions } from './store.js';
 
-/** What a network store uses when the caller does not say. */
-export const DEFAULT_STORE_OPTIONS: StoreOptions = {
-  indexes: [],
-  unique: [],
-  poolSize: 10,
-  connectTimeoutMs: 5000,
-  statementTimeoutMs: 15000,
-};
+/** What a store uses when the caller does not say: the settings' defaults, no indexes. */
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { ...storeOptionsOf(CONFIG_DEFAULTS, new Map()), indexes: [] };
 
 /** The store options the settings ask for, with the unique fields of the collections' schemas. */
 export function storeOptionsOf(config: Config, schemas: ReadonlyMap<string, CollectionSchema>): StoreOptions {

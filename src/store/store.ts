@@ -1,8 +1,11 @@
 /**
- * The storage interface: everything the HTTP layer may ask of a database. One
- * implementation per database lives in its own folder; nothing outside them writes SQL.
+ * The storage interface: everything the HTTP layer may ask of a database. The SQL core
+ * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
+import type { IndexedField } from '../core/indexed-field.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
+
+export type { IndexedField };
 
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
@@ -134,12 +137,6 @@ export interface IdempotencyKeys {
   release(scope: string, key: string, token: string): Promise<void>;
   /** Forgets keys created before `before`; resolves with how many. */
   sweep(before: Date): Promise<number>;
-}
-
-/** A field path to keep an index on, so that filters and sorts on it do not scan. */
-export interface IndexedField {
-  readonly collection: string;
-  readonly path: readonly string[];
 }
 
 /**

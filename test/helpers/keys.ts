@@ -1,7 +1,6 @@
 /** The API keys the access and limits suites configure, and requests made with them. */
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import type { Config } from '../../src/config.js';
-import { parseApiKeys } from '../../src/http/auth.js';
+import { type Config, parseApiKeys } from '../../src/config/index.js';
 
 export const READ_KEY = 'rk_0123456789abcdefREAD';
 export const WRITE_KEY = 'wk_0123456789abcdefWRITE';

@@ -1,0 +1,72 @@
+/** The settings as `--help` shows them: aligned columns, written from the declaration. */
+import type { SettingGroup } from './setting.js';
+import { SETTING_LIST } from './settings.js';
+
+/** The width help text is wrapped to: the last column's words move to the next line beyond it. */
+export const HELP_WIDTH = 120;
+/** The narrowest the last column gets, however wide the others are. */
+const MIN_LAST_COLUMN = 40;
+
+/**
+ * Lines of `rows` with every column but the last padded to its widest cell, two spaces
+ * between columns; the last column wraps at word breaks, its next lines starting under it.
+ */
+export function alignColumns(rows: readonly (readonly string[])[], width = HELP_WIDTH): string[] {
+  const columns = Math.max(...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns - 1 }, (_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
+  const indent = 2 + widths.reduce((sum, w) => sum + w + 2, 0);
+  return rows.flatMap((row) => {
+    const lead = row.slice(0, -1).map((cell, i) => cell.padEnd((widths[i] ?? 0) + 2));
+    const [first = '', ...more] = wrap(row.at(-1) ?? '', Math.max(MIN_LAST_COLUMN, width - indent));
+    return [`  ${lead.join('')}${first}`.trimEnd(), ...more.map((line) => `${' '.repeat(indent)}${line}`)];
+  });
+}
+
+/** `text` in lines of at most `width` characters, broken between words (a longer word stands alone). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  return [...lines, line];
+}
+
+/** Markdown as a terminal shows it: `code` without its backticks, a [link](#anchor) as its text. */
+export function plainText(markdown: string): string {
+  return markdown.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`([^`]*)`/g, '$1');
+}
+
+/** The settings of `groups` (all by default) as help lines: flag, variable, meaning and default. */
+export function settingsHelp(groups?: readonly SettingGroup[]): string[] {
+  const shown = SETTING_LIST.filter((s) => groups === undefined || groups.includes(s.group));
+  return alignColumns([
+    ['flag', 'environment', 'meaning'],
+    ...shown.map((s) => [
+      `--${s.flag}`,
+      s.env,
+      `${plainText(s.help)} (default: ${s.default === '' ? 'none' : s.default})`,
+    ]),
+  ]);
+}
+
+/** The text `restock serve --help` prints: every setting, with its variable and default. */
+export function helpText(): string {
+  return [
+    'restock: a REST service for users and products',
+    '',
+    'Usage: restock [serve] [options]',
+    '',
+    'Options:',
+    ...alignColumns([['-h, --help', 'print this text']]),
+    '',
+    'Settings, each a flag or an environment variable (the flag wins):',
+    ...settingsHelp(),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,209 @@
+/**
+ * Every setting, declared once: its default, how its text is read, and what it does. The
+ * Config type, the environment variables and flags, `--help` and the README's table of
+ * settings (scripts/settings-table.ts) are all derived from this object.
+ */
+import { apiKeysSetting } from './api-keys.js';
+import { type NamedSetting, nameSettings } from './names.js';
+import { indexes, integer, methodOverride, oneOf, redisUrl, text, trustedProxies, yesNo } from './parsers.js';
+import type { Setting } from './setting.js';
+
+export const SETTINGS = {
+  port: { default: '3000', parse: integer(0, 65535), group: 'server', help: 'TCP port to listen on' },
+  host: { default: '127.0.0.1', parse: text, group: 'server', help: 'address to listen on' },
+  databaseUrl: {
+    default: 'sqlite:./data/restock.db',
+    parse: text,
+    group: 'database',
+    help: 'the store: `sqlite:PATH` (created on first start), `sqlite::memory:` or `postgres://USER:PASSWORD@HOST:PORT/DB`',
+  },
+  databasePoolSize: {
+    default: '10',
+    parse: integer(1, 1000),
+    group: 'database',
+    help: 'PostgreSQL connections per process',
+  },
+  databaseConnectTimeout: {
+    default: '5000',
+    parse: integer(1, 600_000),
+    group: 'database',
+    help: 'milliseconds to wait for a PostgreSQL connection before answering `503`',
+  },
+  databaseStatementTimeout: {
+    default: '15000',
+    parse: integer(1, 3_600_000),
+    group: 'database',
+    help: 'milliseconds a statement may run before it is stopped (`503`); on SQLite, the reads that may take long',
+  },
+  workers: {
+    default: '1',
+    parse: integer(1, 256),
+    group: 'server',
+    help: 'processes serving the port on this machine (node:cluster), on either store',
+  },
+  indexes: {
+    default: 'users:email;products:sku,price',
+    parse: indexes,
+    group: 'database',
+    help: 'fields to index, `collection:field,field;…` (dotted names for nested fields)',
+  },
+  schemas: {
+    default: '',
+    parse: text,
+    group: 'database',
+    help: 'a folder of JSON Schemas, one per collection (see [Collection schemas](#collection-schemas)); none: any object',
+  },
+  idempotencyKeyHours: {
+    default: '24',
+    parse: integer(24, 24 * 365),
+    group: 'server',
+    help: 'hours an `Idempotency-Key` is remembered (at least 24)',
+  },
+  logLevel: {
+    default: 'info',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    group: 'server',
+    help: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  },
+  methodOverride: {
+    default: 'get,post',
+    parse: methodOverride,
+    group: 'server',
+    help: 'wire methods that may carry the override header: `get,post`, `post` or `off`',
+  },
+  corsOrigin: {
+    default: '*',
+    parse: text,
+    group: 'server',
+    help: 'origins allowed by CORS: `*` or a comma-separated list',
+  },
+  bodyLimit: {
+    default: '1048576',
+    parse: integer(1, 2 ** 30),
+    group: 'records',
+    help: 'largest request body in bytes (`413` above)',
+  },
+  maxDepth: {
+    default: '32',
+    parse: integer(1, 1000),
+    group: 'records',
+    help: 'deepest nesting of a record (`400` above)',
+  },
+  maxFieldNameLength: {
+    default: '200',
+    parse: integer(1, 100_000),
+    group: 'records',
+    help: 'longest field name in a record (`400` above)',
+  },
+  maxRecordBytes: {
+    // The default is BODY_LIMIT's value, known only once that is read (see load.ts).
+    default: 'BODY_LIMIT',
+    parse: (raw, name) => (raw === 'BODY_LIMIT' ? 0 : integer(1, 2 ** 30)(raw, name)),
+    group: 'records',
+    help: 'largest record, its fields as compact JSON in bytes, a create or change may leave (`413` above)',
+  },
+  maxPageBytes: {
+    default: '8388608',
+    parse: integer(1, 2 ** 29),
+    group: 'server',
+    help: 'largest list page in bytes: it ends before the record that would pass it, never before its first',
+  },
+  apiKeys: {
+    default: '',
+    parse: apiKeysSetting,
+    group: 'server',
+    help: 'API keys, `name:scope:key` separated by commas; scope `read` or `write` (see [Access control](#access-control))',
+  },
+  apiKeysFile: {
+    // Its keys join API_KEYS's in `apiKeys` (load.ts); the path stays here for messages.
+    default: '',
+    parse: text,
+    group: 'server',
+    help: 'a file of API keys, one `name:scope:key` per line (`#` comments; `sha256:HEX` in place of the key)',
+  },
+  publicReads: {
+    default: 'false',
+    parse: yesNo,
+    switch: true,
+    group: 'server',
+    help: '`true`: `GET`, `HEAD` and `OPTIONS` need no key (writes and `/metrics` still do)',
+  },
+  insecureNoAuth: {
+    default: 'false',
+    parse: yesNo,
+    switch: true,
+    group: 'server',
+    help: '`true`: serve a non-loopback `HOST` with no API keys (only if something in front controls access)',
+  },
+  trustProxy: {
+    default: '',
+    parse: trustedProxies,
+    group: 'server',
+    help: 'proxies whose `X-Forwarded-For` is believed: addresses or CIDRs, comma-separated (or `loopback`)',
+  },
+  rateLimitMax: {
+    default: '1000',
+    parse: integer(0, 1_000_000_000),
+    group: 'server',
+    help: 'requests per window per API key (per client address without one); `0`: no limit',
+  },
+  rateLimitWindow: {
+    default: '60000',
+    parse: integer(1000, 86_400_000),
+    group: 'server',
+    help: 'milliseconds of the rate limit window',
+  },
+  maxCostlyQueries: {
+    default: '4',
+    parse: integer(0, 10_000),
+    group: 'server',
+    help: 'costly list queries (filters, `q=`, sorts without an index, counts) running at once in this process; `0`: no cap',
+  },
+  maxCostlyQueriesPerClient: {
+    default: '2',
+    parse: integer(0, 10_000),
+    group: 'server',
+    help: 'costly list queries one API key (or client address) may have running at once; `0`: no cap',
+  },
+  redisUrl: {
+    default: '',
+    parse: redisUrl,
+    group: 'server',
+    help: '`redis://…`: keep the rate limit budgets in Redis, shared by every instance',
+  },
+  headersTimeout: {
+    default: '10000',
+    parse: integer(100, 600_000),
+    group: 'server',
+    help: 'milliseconds a client has to send its request headers (`408` after)',
+  },
+  requestTimeout: {
+    default: '30000',
+    parse: integer(100, 3_600_000),
+    group: 'server',
+    help: 'milliseconds a client has to send its whole request, body included (`408` after)',
+  },
+  keepAliveTimeout: {
+    default: '72000',
+    parse: integer(100, 3_600_000),
+    group: 'server',
+    help: 'milliseconds an idle keep-alive connection stays open',
+  },
+  maxEventLoopDelay: {
+    default: '1000',
+    parse: integer(0, 60_000),
+    group: 'server',
+    help: 'mean event loop delay (ms) above which requests get `503`; `0`: never',
+  },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+
+/**
+ * Everything the service can be told, resolved and typed: one field per setting. `apiKeys`
+ * holds every key, API_KEYS's and then API_KEYS_FILE's; `apiKeysFile` is the file's path.
+ */
+export type Config = { -readonly [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/** Every setting in the order of the declaration, with its names: as --help and the README list them. */
+export const SETTING_LIST: readonly NamedSetting<keyof Config>[] = nameSettings(SETTINGS);

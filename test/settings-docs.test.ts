@@ -1,0 +1,93 @@
+/** The settings as the README and --help show them, both written from their declaration. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { COMMANDS, commandHelp, fullHelp } from '../src/commands/commands.js';
+import { alignColumns, HELP_WIDTH, helpText, SETTING_LIST, withSettingsTable } from '../src/config/index.js';
+
+/** The lines of a help text's table of settings: from its header to the first blank line. */
+function settingsRows(help: string): string[] {
+  const lines = help.split('\n');
+  const start = lines.findIndex((line) => /^ {2}flag +environment +meaning$/.test(line));
+  assert.ok(start >= 0, 'a table of settings');
+  const end = lines.indexOf('', start);
+  return lines.slice(start, end === -1 ? undefined : end);
+}
+
+/** The flags a help text's table of settings lists. */
+const flagsIn = (help: string) => settingsRows(help).flatMap((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1] ?? []);
+
+describe('the settings in the README and in --help', () => {
+  it("keeps the README's table as the declaration writes it (npm run docs:settings)", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    assert.equal(readme, withSettingsTable(readme), 'run npm run docs:settings');
+    assert.throws(() => withSettingsTable('# no markers here\n'), /lacks the markers/);
+  });
+
+  it('shows flag, variable and meaning in aligned columns, wrapped under the meaning', () => {
+    const rows = settingsRows(helpText());
+    const header = rows[0] ?? '';
+    const [envColumn, meaningColumn] = [header.indexOf('environment'), header.indexOf('meaning')];
+    const entries = rows.slice(1).filter((line) => line.startsWith('  --'));
+    assert.equal(entries.length, SETTING_LIST.length);
+    for (const line of entries) {
+      const setting = SETTING_LIST.find((s) => line.startsWith(`  --${s.flag} `));
+      assert.ok(setting, line);
+      assert.equal(line.indexOf(setting.env, 4), envColumn, line);
+      assert.match(line.charAt(meaningColumn - 1) + line.charAt(meaningColumn), /^ \S$/, line);
+    }
+    for (const line of rows.slice(1).filter((line) => !line.startsWith('  --'))) {
+      assert.match(line, new RegExp(`^ {${meaningColumn}}\\S`), 'a wrapped meaning continues under its column');
+    }
+    assert.ok(rows.every((line) => line.length <= HELP_WIDTH));
+    assert.match(helpText(), /\(default: 3000\)/);
+    assert.doesNotMatch(helpText(), /`|\]\(#/, 'no Markdown marks on a terminal');
+  });
+
+  it('aligns columns by their widest cell and wraps only the last', () => {
+    assert.deepEqual(
+      alignColumns(
+        [
+          ['-a', 'one two three four'],
+          ['--longer', 'x'],
+        ],
+        20,
+      ),
+      ['  -a        one two three four', '  --longer  x'],
+      'never narrower than 40 for the last column',
+    );
+    assert.deepEqual(alignColumns([['--a', 'b', 'word '.repeat(12).trim()]]), [
+      `  --a  b  ${'word '.repeat(12).trim()}`,
+    ]);
+    const words = 'aaaa '.repeat(30).trim();
+    const wrapped = alignColumns([['-x', words]], 60);
+    assert.deepEqual(
+      wrapped.map((line) => line.length),
+      [60, 60, 45],
+    );
+    assert.ok(wrapped.slice(1).every((line) => line.startsWith('      aaaa')));
+    assert.equal(wrapped.map((line) => line.slice(6)).join(' '), words);
+  });
+
+  it('lists every setting under restock --help and serve --help, and under a command only those it reads', () => {
+    const all = SETTING_LIST.map((s) => s.flag);
+    assert.deepEqual(flagsIn(fullHelp()), all);
+    assert.deepEqual(flagsIn(helpText()), all);
+    for (const command of COMMANDS) {
+      const help = commandHelp(command);
+      const expected = SETTING_LIST.filter((s) => command.reads.includes(s.group)).map((s) => s.flag);
+      assert.deepEqual(flagsIn(help), expected, command.name);
+      assert.ok(!flagsIn(help).includes('port'), `${command.name} --help leaves out the server's settings`);
+      assert.ok(help.indexOf('Options:') < help.indexOf('Settings it reads'), 'its own options first');
+      for (const option of Object.keys(command.options ?? {})) assert.match(help, new RegExp(`--${option}\\b`));
+    }
+    const importCommand = COMMANDS.find((c) => c.name === 'import');
+    assert.ok(importCommand);
+    assert.deepEqual(flagsIn(commandHelp(importCommand)).slice(-4), [
+      'body-limit',
+      'max-depth',
+      'max-field-name-length',
+      'max-record-bytes',
+    ]);
+  });
+});
