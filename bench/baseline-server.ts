@@ -12,7 +12,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mergedFields } from '../src/store/merge-patch.js';
-import { indexedIn, selectPage } from '../src/store/sql/list-sql.js';
+import { indexedIn } from '../src/store/sql/index-sql.js';
+import { selectPage } from '../src/store/sql/list-sql.js';
 import { collectionSql, recordColumns } from '../src/store/sql/sql-collection.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';

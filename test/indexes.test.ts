@@ -14,7 +14,9 @@ import { parseListQuery, type RawListQuery } from '../src/http/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
 import { FOLD_CASE_FUNCTION } from '../src/store/sql/case-fold.js';
-import { createIndexStatements, indexedIn, selectPage, successor } from '../src/store/sql/list-sql.js';
+import { createIndexStatements, indexedIn } from '../src/store/sql/index-sql.js';
+import { selectPage } from '../src/store/sql/list-sql.js';
+import { successor } from '../src/store/sql/list-terms.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import type { ListQuery, Position } from '../src/store/store.js';
@@ -38,7 +40,7 @@ const CASES: { table: string; query: string; after?: Position }[] = [
   { table: 'products', query: 'price[gte]=990&sort=-price' },
   { table: 'products', query: 'sku=SKU-42' },
   { table: 'products', query: 'sku[in]=SKU-1,SKU-2' },
-  // A seek of the prefix's range: from the prefix to its successor (list-sql.ts).
+  // A seek of the prefix's range: from the prefix to its successor (list-terms.ts).
   { table: 'products', query: 'sku[startsWith]=SKU-42' },
   { table: 'users', query: 'email=u42@example.com' },
 ];

@@ -4,7 +4,7 @@
  * client, and all clients, may have running at once.
  */
 import type { ListQuery } from '../store.js';
-import type { IsIndexed } from './list-sql.js';
+import type { IsIndexed } from './list-terms.js';
 
 /**
  * Cheap is only walking one index in order, from the start or from a cursor, and stopping

@@ -7,7 +7,7 @@
 import type { IndexedField, UniqueField } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { SchemaDdl } from './driver.js';
-import { createIndexStatements } from './list-sql.js';
+import { createIndexStatements } from './index-sql.js';
 import { type Program, sql, statement } from './program.js';
 import {
   createUniqueIndexSql,

@@ -13,7 +13,8 @@ import {
 } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlDriver } from './driver.js';
-import { type IsIndexed, listedRecord, selectCount, selectPage } from './list-sql.js';
+import { listedRecord, selectCount, selectPage } from './list-sql.js';
+import type { IsIndexed } from './list-terms.js';
 import { first, type Program, sql as plain, type Result, type Sql, statement } from './program.js';
 import { isCostly } from './query-cost.js';
 import { completeClaim } from './sql-idempotency.js';

@@ -11,7 +11,7 @@ import {
   StoreUnavailableError,
 } from '../store.js';
 import type { SchemaDdl, SqlDriver } from './driver.js';
-import { indexedIn } from './list-sql.js';
+import { indexedIn } from './index-sql.js';
 import { type SchemaTarget, syncSchema } from './schema-sync.js';
 import { type Guard, sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
