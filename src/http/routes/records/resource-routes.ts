@@ -3,23 +3,23 @@
  * modify and delete at the canonical paths and the accepted aliases.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { canonicalPaths, type ResourceDefinition } from '../resources.js';
-import type { CollectionSchema, SchemaViolation } from '../schemas/collection-schema.js';
-import { operationDocs } from '../schemas/operations.js';
-import { type IdParams, IdParamsSchema, ListQuerySchema } from '../schemas/record.js';
-import { type Collection, type IdempotencyKeys, RecordTooLargeError, type StoredRecord } from '../store/store.js';
+import type { CollectionSchema, SchemaViolation } from '../../../core/collection-schema.js';
+import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
+import { type Collection, type IdempotencyKeys, RecordTooLargeError, type StoredRecord } from '../../../store/store.js';
+import { operationDocs } from '../../openapi/operations.js';
+import { type Operation, registerPaths } from '../../paths.js';
+import { clientFields } from '../../plugins/json-body.js';
+import { rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { HttpProblem } from '../../problem.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import { clientFields } from './json-body.js';
-import { rateLimitKey } from './limits.js';
 import { readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
-import { type Operation, registerPaths } from './paths.js';
 import { prefers } from './prefer.js';
-import { HttpProblem } from './problem.js';
 import { JSON_TYPE, recordRenderer, sendRecord } from './record-response.js';
+import { type IdParams, IdParamsSchema, ListQuerySchema } from './request-schemas.js';
 
 /** What the routes of a resource are served from. */
 export interface ResourceRoutesOptions {
@@ -38,7 +38,7 @@ export interface ResourceRoutesOptions {
   schema?: CollectionSchema;
 }
 
-/** Registers every path of `resource`, each documented (src/schemas/operations.ts). */
+/** Registers every path of `resource`, each documented (src/http/openapi/operations.ts). */
 export function registerResourceRoutes(
   app: FastifyInstance,
   resource: ResourceDefinition,

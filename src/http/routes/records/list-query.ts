@@ -4,9 +4,9 @@
  * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
  * 400 naming the parameter; nothing from the query ever reaches SQL as text.
  */
-import type { Condition, FieldRef, FilterOp, JsonScalar, ListQuery, SortKey } from '../store/store.js';
+import type { Condition, FieldRef, FilterOp, JsonScalar, ListQuery, SortKey } from '../../../store/store.js';
+import { HttpProblem } from '../../problem.js';
 import { decodeCursor } from './cursor.js';
-import { HttpProblem } from './problem.js';
 
 /** The query parameters that are not filters. */
 export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields'] as const;

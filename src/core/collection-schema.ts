@@ -13,9 +13,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type Config, ConfigError } from '../config/index.js';
-import type { UniqueField } from '../store/store.js';
+import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
+import { escapePointer } from './json-pointer.js';
+import type { UniqueField } from './unique-field.js';
 
 /** One failed check, as a JSON Pointer into the record and a message. */
 export interface SchemaViolation {
@@ -36,7 +37,7 @@ export interface CollectionSchema {
 
 /** The schemas the `SCHEMAS` setting names (none when it is empty). */
 export function collectionSchemasOf(
-  config: Pick<Config, 'schemas'>,
+  config: { readonly schemas: string },
   collections: readonly string[],
 ): Map<string, CollectionSchema> {
   return config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
@@ -120,10 +121,6 @@ function violation(error: ErrorObject): SchemaViolation {
         ? 'is not a field this collection has'
         : (error.message ?? 'is invalid');
   return { pointer, message };
-}
-
-function escapePointer(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 const UNIQUE_META_SCHEMA = {

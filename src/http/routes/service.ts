@@ -4,15 +4,21 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { canonicalPaths, type ResourceDefinition } from '../resources.js';
-import { jsonResponse, problemResponses } from '../schemas/responses.js';
-import { HealthSchema, IndexSchema, ProblemKindParams, ProblemTypeSchema, ReadySchema } from '../schemas/service.js';
-import type { Store } from '../store/store.js';
+import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
+import type { Store } from '../../store/store.js';
+import { jsonResponse, problemResponses } from '../openapi/responses.js';
+import {
+  HealthSchema,
+  IndexSchema,
+  ProblemKindParams,
+  ProblemTypeSchema,
+  ReadySchema,
+} from '../openapi/service-schemas.js';
+import { registerPaths } from '../paths.js';
+import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
+import { appendVary } from '../vary.js';
 import type { ConsolePage } from './console.js';
-import { registerPaths } from './paths.js';
-import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from './problem.js';
-import { JSON_TYPE } from './record-response.js';
-import { appendVary } from './vary.js';
+import { JSON_TYPE } from './records/record-response.js';
 
 const service = { tags: ['service'] };
 

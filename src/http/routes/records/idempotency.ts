@@ -5,9 +5,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CONFIG_DEFAULTS } from '../config/index.js';
-import type { IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store/store.js';
-import { HttpProblem } from './problem.js';
+import { CONFIG_DEFAULTS } from '../../../config/index.js';
+import type { IdempotencyKeys, IdempotentCreate, StoredRecord } from '../../../store/store.js';
+import { HttpProblem } from '../../problem.js';
 
 export interface IdempotencyOptions {
   /** How long a key is remembered; at least 24 hours. */

@@ -10,7 +10,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The folder of the console's files. */
-export const CONSOLE_ASSETS = fileURLToPath(new URL('../../public/console/', import.meta.url));
+export const CONSOLE_ASSETS = fileURLToPath(new URL('../../../public/console/', import.meta.url));
 
 /** Where the console's script and style are served. */
 const PREFIX = '/console/';

@@ -1,53 +1,22 @@
 /**
- * Request bodies: JSON (`application/json` or any `+json` type) parsed once, with the
- * record limits checked in the same pass, so that handlers only ever see a clean object.
+ * The rules every record keeps, whichever way it arrives (a request body, `restock
+ * import`) or is checked (`restock check`): how deep it nests, how long its field names
+ * are, what text it may hold, which integers it may carry, and which fields are the
+ * server's own.
  */
-import type { FastifyInstance } from 'fastify';
 import { inexactIntegers } from './inexact-integers.js';
 import { escapePointer } from './json-pointer.js';
-import { HttpProblem } from './problem.js';
-import { SURROGATE_ESCAPE, textFault } from './text-faults.js';
+import { textFault } from './text-faults.js';
 
-/** Limits a record must keep; each maps to a 400 problem naming where it was broken. */
-export interface BodyLimits {
+/** Limits a record must keep; each broken one is reported with where it was broken. */
+export interface RecordLimits {
   /** Deepest nesting of objects and arrays; the record itself is depth 1. */
   maxDepth: number;
   /** Longest field name, at any depth. */
   maxFieldNameLength: number;
 }
 
-/** Matches `application/json`, `application/merge-patch+json` and any other `+json` media type. */
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json(?:\s*;|$)/i;
-
-/**
- * Replaces Fastify's JSON parser with one that accepts every `+json` type and reports
- * malformed JSON as a problem. Fastify's own parser also refuses `__proto__` keys; here
- * they are ordinary data (JSON.parse makes them own properties, never prototypes).
- */
-export function registerJsonBodyParser(app: FastifyInstance, limits: BodyLimits): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      return done(new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}`));
-    }
-    // JSON can only carry U+0000 and lone surrogates as escapes (\u0000, \uD800), so most
-    // bodies skip those checks.
-    const broken = checkLimits(value, limits, {
-      text,
-      refuseNul: text.includes('\\u0000'),
-      refuseLoneSurrogates: SURROGATE_ESCAPE.test(text),
-    });
-    if (broken) return done(new HttpProblem('invalid-record', broken.message, { errors: [broken] }));
-    done(null, value);
-  });
-}
-
-/** How {@link checkLimits} reads a body beyond its parsed value. */
+/** How {@link checkLimits} reads a record beyond its parsed value. */
 export interface LimitCheckOptions {
   /**
    * The JSON text the value was parsed from. With it, an integer literal beyond 2^53 that a
@@ -67,10 +36,10 @@ const INEXACT_MESSAGE =
   'send it as a string';
 
 /**
- * Walks a parsed body once and returns the first limit it breaks. Recursion is safe: it
+ * Walks a parsed record once and returns the first limit it breaks. Recursion is safe: it
  * stops one level past `maxDepth`.
  */
-export function checkLimits(value: unknown, limits: BodyLimits, options: LimitCheckOptions = {}): Broken | undefined {
+export function checkLimits(value: unknown, limits: RecordLimits, options: LimitCheckOptions = {}): Broken | undefined {
   const { text, refuseNul = true, refuseLoneSurrogates = true } = options;
   const badText = (node: string) => textFault(node, refuseNul, refuseLoneSurrogates);
   let inexact: ReadonlySet<string> | undefined;
@@ -118,19 +87,8 @@ export function checkLimits(value: unknown, limits: BodyLimits, options: LimitCh
 /** Fields the server owns: ignored when a client sends them. */
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 
-/**
- * The client's fields of a create or modify body: the object without the system fields.
- * Throws a 400 problem when the body is missing or not a JSON object.
- */
-export function clientFields(body: unknown): Record<string, unknown> {
-  if (body === undefined) {
-    throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
-    throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
-  }
-  const fields = body as Record<string, unknown>;
+/** The client's fields of a record: the object without the system fields (a copy only when it has any). */
+export function withoutSystemFields(fields: Record<string, unknown>): Record<string, unknown> {
   if (!SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) return fields;
   const copy = { ...fields };
   for (const name of SYSTEM_FIELDS) delete copy[name];

@@ -7,18 +7,18 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { type Config, defaultConfig } from '../config/index.js';
-import type { ResourceDefinition } from '../resources.js';
-import type { CollectionSchema } from '../schemas/collection-schema.js';
-import { PROBLEM_SCHEMA_ID, ProblemSchema } from '../schemas/problem.js';
-import { recordSchemas } from '../schemas/record.js';
-import { problemResponsesOf } from '../schemas/responses.js';
-import { VERSION } from '../version.js';
-import { PUBLIC_ROUTES, publicRouteMatcher, READ_METHODS } from './auth.js';
-import { PROBE_ROUTES } from './limits.js';
-import { OVERRIDE_HEADER_NAMES } from './method-override.js';
-import { registerPaths } from './paths.js';
-import { JSON_TYPE } from './record-response.js';
+import { type Config, defaultConfig } from '../../config/index.js';
+import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { ResourceDefinition } from '../../core/resources.js';
+import { VERSION } from '../../core/version.js';
+import { PROBLEM_SCHEMA_ID, ProblemSchema } from '../openapi/problem-schema.js';
+import { recordSchemas } from '../openapi/record-schemas.js';
+import { problemResponsesOf } from '../openapi/responses.js';
+import { registerPaths } from '../paths.js';
+import { PUBLIC_ROUTES, publicRouteMatcher, READ_METHODS } from '../plugins/access-control.js';
+import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/override.js';
+import { PROBE_ROUTES } from '../plugins/rate-limit/index.js';
+import { JSON_TYPE } from './records/record-response.js';
 
 /** The reference page's top bar: the name, linking back to the console. */
 const LOGO =

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
-import type { Store, StoreGauge } from '../store/store.js';
-import { isTunnelled } from './method-override.js';
-import { registerPaths } from './paths.js';
+import type { Store, StoreGauge } from '../../../store/store.js';
+import { registerPaths } from '../../paths.js';
+import { isTunnelled } from '../method-override/override.js';
 
 export interface MetricsOptions {
   /** Prefix of every metric name (default `restock_`). */

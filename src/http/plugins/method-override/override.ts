@@ -9,9 +9,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { OverrideWireMethods } from '../config/index.js';
-import { HttpProblem } from './problem.js';
-import { appendVary } from './vary.js';
+import type { OverrideWireMethods } from '../../../config/index.js';
+import { HttpProblem } from '../../problem.js';
+import { appendVary } from '../../vary.js';
 
 /** The request headers that carry an override, lower-cased as Node delivers them. */
 export const OVERRIDE_HEADERS = ['http-x-http-method', 'x-http-method', 'x-http-method-override'] as const;

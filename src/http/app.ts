@@ -6,38 +6,38 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Config } from './config/index.js';
-import { AccessLog } from './http/access-log.js';
-import { registerApiDocs, registerOpenApi } from './http/api-docs.js';
-import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './http/auth.js';
-import { registerConsole } from './http/console.js';
-import { CostlyQueryGate } from './http/costly-queries.js';
-import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './http/idempotency.js';
-import { registerJsonBodyParser } from './http/json-body.js';
-import {
-  DEFAULT_LOAD_SHEDDING,
-  PROBE_ROUTES,
-  registerLoadShedding,
-  registerRateLimit,
-  serverLimits,
-} from './http/limits.js';
-import { batchedDestination } from './http/log-destination.js';
+import type { Config } from '../config/index.js';
+import { collectionSchemasOf } from '../core/collection-schema.js';
+import { RESOURCES } from '../core/resources.js';
+import { openStore, storeOptionsOf } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { DEFAULT_ACCESS_OPTIONS, idempotencyScopeOf, registerAccessControl } from './plugins/access-control.js';
+import { AccessLog } from './plugins/access-log/index.js';
+import { batchedDestination } from './plugins/access-log/log-destination.js';
+import { registerPreflightAnswer } from './plugins/cors/preflight.js';
+import { registerJsonBodyParser } from './plugins/json-body.js';
 import {
   applyMethodOverride,
   OVERRIDE_HEADER_NAMES,
   registerMethodOverrideHooks,
   registerOverrideRefusal,
   wireMethod,
-} from './http/method-override.js';
-import { registerMetrics } from './http/metrics.js';
-import { registerPreflightAnswer } from './http/preflight.js';
-import { HttpProblem, sendProblem, toProblem } from './http/problem.js';
-import { registerResourceRoutes } from './http/resource-routes.js';
-import { registerServiceRoutes } from './http/service-routes.js';
-import { RESOURCES } from './resources.js';
-import { collectionSchemasOf } from './schemas/collection-schema.js';
-import { openStore, storeOptionsOf } from './store/open-store.js';
-import type { Store } from './store/store.js';
+} from './plugins/method-override/override.js';
+import { registerMetrics } from './plugins/metrics/index.js';
+import {
+  DEFAULT_LOAD_SHEDDING,
+  PROBE_ROUTES,
+  registerLoadShedding,
+  registerRateLimit,
+  serverLimits,
+} from './plugins/rate-limit/index.js';
+import { HttpProblem, sendProblem, toProblem } from './problem.js';
+import { registerConsole } from './routes/console.js';
+import { registerApiDocs, registerOpenApi } from './routes/docs.js';
+import { CostlyQueryGate } from './routes/records/costly-queries.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './routes/records/idempotency.js';
+import { registerResourceRoutes } from './routes/records/resource-routes.js';
+import { registerServiceRoutes } from './routes/service.js';
 
 export interface AppOptions {
   config: Config;

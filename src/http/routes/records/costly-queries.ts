@@ -7,7 +7,7 @@
  *
  * Written by hand: @fastify/rate-limit counts requests over time, not requests in flight.
  */
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../../problem.js';
 
 export interface CostlyQueryCaps {
   /** Costly queries one client (API key, else address) may have running; 0: no cap. */

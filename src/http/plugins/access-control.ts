@@ -15,9 +15,9 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type ApiKey, hashKey, KEY_TEXT, type Scope } from '../config/index.js';
-import { isPreflight } from './preflight.js';
-import { HttpProblem } from './problem.js';
+import { type ApiKey, hashKey, KEY_TEXT, type Scope } from '../../config/index.js';
+import { HttpProblem } from '../problem.js';
+import { isPreflight } from './cors/preflight.js';
 
 /** What a request's credentials turned out to be. */
 type Identity = ApiKey | 'none' | 'invalid';

@@ -1,14 +1,14 @@
 /**
  * What the OpenAPI document says of a collection's operations beyond what Fastify
  * validates: summaries, request headers, bodies, and every response, success and error.
- * The record schemas they name are the collection's components (src/schemas/record.ts).
+ * The record schemas they name are the collection's components (./record-schemas.ts).
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import type { ProblemKind } from '../http/problem.js';
-import type { ResourceDefinition } from '../resources.js';
-import type { CollectionSchema } from './collection-schema.js';
-import { recordSchemaNames } from './record.js';
+import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { ResourceDefinition } from '../../core/resources.js';
+import type { ProblemKind } from '../problem.js';
+import { recordSchemaNames } from './record-schemas.js';
 import {
   componentRef,
   emptyResponse,

@@ -11,10 +11,10 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
-import { CONFIG_DEFAULTS } from '../config/index.js';
-import { credentialOf } from './auth.js';
-import { isPreflight } from './preflight.js';
-import { HttpProblem, PROBLEM_TYPE, problemDocument } from './problem.js';
+import { CONFIG_DEFAULTS } from '../../../config/index.js';
+import { HttpProblem, PROBLEM_TYPE, problemDocument } from '../../problem.js';
+import { credentialOf } from '../access-control.js';
+import { isPreflight } from '../cors/preflight.js';
 
 export interface RateLimitOptions {
   /** Requests per window per key (or address); 0 turns the limit off. */

@@ -3,8 +3,8 @@
  * (a store {@link Position}) and the sort it was made for, so that what a cursor holds can
  * change without clients noticing, and a cursor is never read against another order.
  */
-import type { Position } from '../store/store.js';
-import { HttpProblem } from './problem.js';
+import type { Position } from '../../../store/store.js';
+import { HttpProblem } from '../../problem.js';
 
 interface CursorContent {
   /** The position of the last record of the previous page. */

@@ -1,11 +1,9 @@
 /**
- * TypeBox schemas of records and request parts, and the documented schemas of each
- * collection's records, derived from the schema the collection validates with (the
- * operator's, from SCHEMAS; without one, any JSON object).
+ * The documented schemas of each collection's records, derived from the schema the
+ * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
-import { type Static, Type } from 'typebox';
-import { MAX_FIELDS, MAX_SORT_KEYS } from '../http/list-query.js';
-import type { ResourceDefinition } from '../resources.js';
+import { Type } from 'typebox';
+import type { ResourceDefinition } from '../../core/resources.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
@@ -117,39 +115,3 @@ function mergePatchOf(schema: JsonSchema, isRecord = true): JsonSchema {
 
 const PATCH_DESCRIPTION =
   'The changes, as a JSON Merge Patch: present fields replace, null removes, absent fields stay, nested objects merge.';
-
-/** The id in an item path. A string here: anything but a positive integer is a 404, not a 400. */
-export const IdParamsSchema = Type.Object({
-  id: Type.String({ description: 'The record id, a positive integer.', examples: ['1'] }),
-});
-export type IdParams = Static<typeof IdParamsSchema>;
-
-/**
- * The query of a list. Besides the reserved names below, every parameter is a filter,
- * `field=value` or `field[op]=value`, read by src/http/list-query.ts.
- */
-export const ListQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' }),
-    cursor: Type.Optional(Type.String({ description: 'Where the next page starts, from a Link: rel="next".' })),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
-    ),
-    sort: Type.Optional(
-      Type.String({
-        description: `At most ${MAX_SORT_KEYS} fields to order by, comma-separated; a leading - sorts descending. Ties: by id.`,
-      }),
-    ),
-    q: Type.Optional(Type.String({ description: 'Text that some string in the record contains, in any case.' })),
-    fields: Type.Optional(
-      Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
-    ),
-  },
-  {
-    additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
-      description:
-        'A filter: field=value or field[op]=value with op one of eq ne lt lte gt gte in contains startsWith.',
-    }),
-  },
-);
-export type ListQuery = Static<typeof ListQuerySchema>;

@@ -3,9 +3,9 @@
  * the problems an operation can end in.
  */
 import { type TSchema, Type } from 'typebox';
-import { OVERRIDE_HEADER_NAMES } from '../http/method-override.js';
-import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../http/problem.js';
-import { PROBLEM_SCHEMA_ID } from './problem.js';
+import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/override.js';
+import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
+import { PROBLEM_SCHEMA_ID } from './problem-schema.js';
 
 /** A response in the shape @fastify/swagger documents. */
 export interface ResponseSchema {

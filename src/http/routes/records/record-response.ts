@@ -4,7 +4,7 @@
  * re-serialized on the way out.
  */
 import type { FastifyReply } from 'fastify';
-import type { StoredRecord } from '../store/store.js';
+import type { StoredRecord } from '../../../store/store.js';
 import { etagOf } from './conditional.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
