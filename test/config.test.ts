@@ -16,7 +16,7 @@ import {
   SETTING_LIST,
   SETTINGS,
 } from '../src/config/index.js';
-import { DEFAULT_LOAD_SHEDDING } from '../src/http/plugins/rate-limit/index.js';
+import { DEFAULT_LOAD_SHEDDING } from '../src/http/plugins/load-shedding.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/routes/records/idempotency.js';
 
 describe('configuration', () => {

@@ -5,7 +5,7 @@
  * it: GET, HEAD and OPTIONS need a `read` key, every other method a `write` key, so a
  * DELETE tunnelled through POST or GET needs `write` exactly like a real one. With no keys
  * configured nothing is checked (the local quick start; protected mode keeps that on
- * loopback addresses, see ./protected-mode.ts).
+ * loopback addresses, see ../protected-mode.ts).
  *
  * Written by hand: @fastify/bearer-auth checks one token list with no scopes, and its hook
  * would run before the rate limiter; here a request is identified first (so that the rate
@@ -14,7 +14,8 @@
  * with `timingSafeEqual`.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { type ApiKey, hashKey, KEY_TEXT, type Scope } from '../../config/index.js';
 import { HttpProblem } from '../problem.js';
 import { isPreflight } from './cors/preflight.js';
@@ -27,42 +28,7 @@ export interface AccessOptions {
   keys: readonly ApiKey[];
   /** Whether requests without a key may read (GET, HEAD, OPTIONS); writes still need a write key. */
   publicReads: boolean;
-  /**
-   * Routes anyone may call, as registered URL patterns; a pattern ending in `/*` covers
-   * every route below it.
-   */
-  publicRoutes: readonly string[];
-  /** Routes that need a key even where `publicReads` lets reads in. */
-  keyedRoutes: readonly string[];
 }
-
-/**
- * The routes that need no key: the probes (load balancers and orchestrators send none), the
- * index of links and the console's page and files (which then ask for a key), the
- * descriptions of problem types, and the API's description and reference page. None of them
- * shows a record. `/metrics` is not among them: it shows the traffic.
- */
-export const PUBLIC_ROUTES: readonly string[] = [
-  '/',
-  '/healthz',
-  '/readyz',
-  '/problems/:kind',
-  '/openapi.json',
-  '/openapi.yaml',
-  '/docs',
-  '/docs/*',
-  '/console/*',
-];
-
-/** `/metrics` shows the traffic, by route and status: it needs a key, `PUBLIC_READS` or not. */
-export const KEYED_ROUTES: readonly string[] = ['/metrics'];
-
-export const DEFAULT_ACCESS_OPTIONS: AccessOptions = {
-  keys: [],
-  publicReads: false,
-  publicRoutes: PUBLIC_ROUTES,
-  keyedRoutes: KEYED_ROUTES,
-};
 
 /** The methods a `read` key may use; every other method needs a `write` key. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -75,34 +41,31 @@ interface IdentifiedRequest extends FastifyRequest {
 }
 
 /**
- * Identifies every request (onRequest: before the rate limiter, which counts per key) and
- * authorizes it once every onRequest hook has run (preParsing: after the rate limiter and
- * before the body is read).
+ * Identifies every request in onRequest (before the rate limiter, which counts per key, so
+ * it depends on this plugin) and authorizes it in preParsing, once every onRequest hook has
+ * run and before the body is read: after a bad override is refused and a preflight
+ * answered, which is why it depends on those plugins. A route says `config: { public: true
+ * }` to let anyone in, or `{ keyed: true }` to need a key even with PUBLIC_READS.
  */
-export function registerAccessControl(app: FastifyInstance, options: AccessOptions): void {
-  if (options.keys.length === 0) return;
-  const isPublic = publicRouteMatcher(options.publicRoutes);
-  const keyed = new Set(options.keyedRoutes);
-  app.decorateRequest(identityKey, 'none');
-  app.addHook('onRequest', async (request) => {
-    (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
-  });
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const route = request.routeOptions.url;
-    if (!isPublic(route) && !isPreflight(request)) authorize(request, options.publicReads && !keyed.has(route ?? ''));
-    return payload;
-  });
-}
-
-/**
- * Whether a route, by its registered URL pattern, is among `publicRoutes` (where a
- * pattern ending in `/*` covers every route below it).
- */
-export function publicRouteMatcher(publicRoutes: readonly string[]): (route: string | undefined) => boolean {
-  const exact = new Set(publicRoutes.filter((route) => !route.endsWith('/*')));
-  const below = publicRoutes.filter((route) => route.endsWith('/*')).map((route) => route.slice(0, -1));
-  return (route) => route !== undefined && (exact.has(route) || below.some((prefix) => route.startsWith(prefix)));
-}
+export const accessControl = fp<AccessOptions>(
+  async (app, options) => {
+    if (options.keys.length === 0) return;
+    app.decorateRequest(identityKey, 'none');
+    app.addHook('onRequest', async (request) => {
+      (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
+    });
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      const policy = request.routeOptions.config;
+      if (!policy.public && !isPreflight(request)) authorize(request, options.publicReads && !policy.keyed);
+      return payload;
+    });
+  },
+  {
+    name: 'restock-access-control',
+    fastify: '5.x',
+    dependencies: ['restock-problems', 'restock-method-override', 'restock-cors'],
+  },
+);
 
 /** The key a request was made with, once identified; undefined without a valid key. */
 export function credentialOf(request: FastifyRequest): ApiKey | undefined {

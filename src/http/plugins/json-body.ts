@@ -4,6 +4,7 @@
  * ever see a clean object.
  */
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { checkLimits, type RecordLimits, withoutSystemFields } from '../../core/record-rules.js';
 import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
 import { HttpProblem } from '../problem.js';
@@ -16,7 +17,9 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json(?:\s*;|$)/i;
  * malformed JSON as a problem. Fastify's own parser also refuses `__proto__` keys; here
  * they are ordinary data (JSON.parse makes them own properties, never prototypes).
  */
-export function registerJsonBodyParser(app: FastifyInstance, limits: RecordLimits): void {
+export const jsonBody = fp(parseJsonBodies, { name: 'restock-json-body', fastify: '5.x' });
+
+async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;

@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import accepts from '@fastify/accepts';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { REQUEST_PLUGINS } from '../plugins/index.js';
+import { routesTakePolicy } from '../route-policy.js';
 
 /** The folder of the console's files. */
 export const CONSOLE_ASSETS = fileURLToPath(new URL('../../../public/console/', import.meta.url));
@@ -36,10 +39,39 @@ export interface ConsolePage {
   send(reply: FastifyReply): FastifyReply;
 }
 
-/** Serves the console's files and returns the page, for `/` to send to browsers. */
-export async function registerConsole(app: FastifyInstance): Promise<ConsolePage> {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The console's page, for `/` to send to browsers (./service.ts). */
+    consolePage: ConsolePage;
+  }
+}
+
+/**
+ * Serves the console's files (public: the page then asks for a key) and offers the page to
+ * `/` as `app.consolePage`. @fastify/static adds its routes in the scope made here, so this
+ * comes after every plugin that acts on requests.
+ */
+export const browserConsole = fp(serveConsole, {
+  name: 'restock-console',
+  fastify: '5.x',
+  dependencies: REQUEST_PLUGINS,
+});
+
+async function serveConsole(app: FastifyInstance): Promise<void> {
   await app.register(accepts);
-  await app.register(fastifyStatic, {
+  await app.register(consoleFiles);
+  const page = readFileSync(`${CONSOLE_ASSETS}index.html`, 'utf8');
+  app.decorate<ConsolePage>('consolePage', {
+    wanted: (request) => request.accepts().type(['json', 'html']) === 'html',
+    send: (reply) =>
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).type('text/html; charset=utf-8').send(page),
+  });
+}
+
+/** The console's script and style, in a scope of its own where every route is public. */
+async function consoleFiles(scope: FastifyInstance): Promise<void> {
+  routesTakePolicy(scope, { public: true });
+  await scope.register(fastifyStatic, {
     root: CONSOLE_ASSETS,
     prefix: PREFIX,
     // One route per file found at start: nothing else under the prefix is looked up on disk.
@@ -49,10 +81,4 @@ export async function registerConsole(app: FastifyInstance): Promise<ConsolePage
     cacheControl: true,
     maxAge: '5m',
   });
-  const page = readFileSync(`${CONSOLE_ASSETS}index.html`, 'utf8');
-  return {
-    wanted: (request) => request.accepts().type(['json', 'html']) === 'html',
-    send: (reply) =>
-      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).type('text/html; charset=utf-8').send(page),
-  };
 }

@@ -1,8 +1,12 @@
 /**
  * The routes around the collections: liveness, readiness, the index of links (or the
- * browser console, for a browser), and the descriptions behind each problem `type`.
+ * browser console, for a browser), and the descriptions behind each problem `type`. None
+ * shows a record, so all are public; the probes also stay out of the request budget
+ * (load balancers and orchestrators must get the truth), and liveness out of load shedding
+ * (a busy process is not a dead one).
  */
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
 import type { Store } from '../../store/store.js';
@@ -17,17 +21,22 @@ import {
 import { registerPaths } from '../paths.js';
 import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
 import { appendVary } from '../vary.js';
-import type { ConsolePage } from './console.js';
 import { JSON_TYPE } from './records/record-response.js';
 
 const service = { tags: ['service'] };
 
-export function registerServiceRoutes(
-  app: FastifyInstance,
-  store: Store,
-  resources: readonly ResourceDefinition[],
-  consolePage?: ConsolePage,
-) {
+export interface ServiceRoutesOptions {
+  store: Store;
+  resources: readonly ResourceDefinition[];
+}
+
+export const serviceRoutes = fp(serveService, {
+  name: 'restock-service-routes',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi', 'restock-console'],
+});
+
+async function serveService(app: FastifyInstance, { store, resources }: ServiceRoutesOptions): Promise<void> {
   const index = JSON.stringify({
     name: 'restock',
     collections: Object.fromEntries(
@@ -49,6 +58,7 @@ export function registerServiceRoutes(
   registerPaths(app, [
     {
       url: '/',
+      policy: { public: true },
       operations: {
         GET: {
           docs: {
@@ -71,7 +81,7 @@ export function registerServiceRoutes(
           },
           handler: (request, reply) => {
             appendVary(reply, 'Accept');
-            if (consolePage?.wanted(request)) return consolePage.send(reply);
+            if (app.consolePage.wanted(request)) return app.consolePage.send(reply);
             return reply.type(JSON_TYPE).send(index);
           },
         },
@@ -80,6 +90,7 @@ export function registerServiceRoutes(
     {
       url: '/healthz',
       logLevel: 'warn',
+      policy: { public: true, rateLimit: false, shed: false },
       operations: {
         GET: {
           docs: {
@@ -94,6 +105,7 @@ export function registerServiceRoutes(
     {
       url: '/readyz',
       logLevel: 'warn',
+      policy: { public: true, rateLimit: false },
       operations: {
         GET: {
           docs: {
@@ -120,6 +132,7 @@ export function registerServiceRoutes(
     },
     {
       url: '/problems/:kind',
+      policy: { public: true },
       operations: {
         GET: {
           schema: { params: ProblemKindParams },

@@ -1,17 +1,10 @@
 /**
- * Method override: clients that can only send GET or POST name the method they mean in
- * a header, and the request is then handled exactly as if it had arrived with it.
- *
- * Written by hand: the override packages on npm read a `_method` form field or a single
- * header and pass bad values through, while the SPEC wants three header names, values
- * checked, disagreement refused, and the rewrite done before routing so that routing,
- * body parsing, hooks and logs all see the effective method.
+ * The override itself: which headers carry it, which values they may hold, and the rewrite
+ * of a raw request to its effective method, remembering the wire method (or the problem).
  */
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import type { OverrideWireMethods } from '../../../config/index.js';
 import { HttpProblem } from '../../problem.js';
-import { appendVary } from '../../vary.js';
 
 /** The request headers that carry an override, lower-cased as Node delivers them. */
 export const OVERRIDE_HEADERS = ['http-x-http-method', 'x-http-method', 'x-http-method-override'] as const;
@@ -33,7 +26,7 @@ interface OverridableRequest extends IncomingMessage {
  * Rewrites `req.method` to the effective method before routing. Runs in Fastify's
  * `rewriteUrl` callback, the one place that sees the raw request before the router does
  * (for real sockets and `inject` alike). A bad override is remembered, not thrown, and
- * raised by {@link overrideError} from the first hook, so it becomes a normal problem
+ * raised by {@link overrideError} from a hook (./index.ts), so it becomes a normal problem
  * response.
  */
 export function applyMethodOverride(req: IncomingMessage, allowed: OverrideWireMethods): void {
@@ -90,31 +83,4 @@ export function wireMethod(req: IncomingMessage): string {
 /** Whether the request was tunnelled through an override header. */
 export function isTunnelled(req: IncomingMessage): boolean {
   return (req as OverridableRequest)[wireMethodKey] !== undefined;
-}
-
-/**
- * The hook that finishes the override once routing is done: tunnelled responses are never
- * cached, and while GET may carry the header every GET response says it varies on it, so no
- * cache serves a tunnelled DELETE from a stored GET.
- */
-export function registerMethodOverrideHooks(app: FastifyInstance, allowed: OverrideWireMethods): void {
-  const varyOnGet = allowed.has('GET');
-  const vary = OVERRIDE_HEADER_NAMES.join(', ');
-  // A callback hook, not an async one: it runs on every request, and a promise per hook
-  // per request showed in the profile (bench/README.md).
-  app.addHook('onRequest', (request, reply, done) => {
-    const wire = wireMethod(request.raw);
-    if (varyOnGet && (wire === 'GET' || wire === 'HEAD')) appendVary(reply, vary);
-    if (isTunnelled(request.raw)) reply.header('cache-control', 'no-store');
-    done();
-  });
-}
-
-/**
- * The hook that answers a bad override with its 400 problem. Registered after the rate
- * limit, so that the refused request is counted like any other, and before access control,
- * so that it is refused alike for every caller.
- */
-export function registerOverrideRefusal(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => done(overrideError(request.raw)));
 }

@@ -4,15 +4,18 @@
  * histogram; the process's own metrics; and whatever gauges the store reports.
  */
 import cluster from 'node:cluster';
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
 import type { Store, StoreGauge } from '../../../store/store.js';
 import { registerPaths } from '../../paths.js';
-import { isTunnelled } from '../method-override/override.js';
+import { isTunnelled } from '../method-override/index.js';
+import { allWorkersMetrics } from './cluster-metrics.js';
 
 export interface MetricsOptions {
+  /** The store whose gauges are reported. */
+  store: Store;
   /** Prefix of every metric name (default `restock_`). */
   prefix?: string;
   /** Upper bounds of the latency histogram's buckets, in seconds. */
@@ -27,12 +30,23 @@ export const UNMATCHED_ROUTE = 'unmatched';
 const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
 
 /**
- * Counts every response and serves `/metrics`. Each app has its own registry, so that
- * several apps in one process (tests) never share counts. In a worker of `--workers`, a
- * scrape answers with every worker's metrics combined, through the primary
- * ({@link serveClusterMetrics}). `/metrics` stays out of the access log, like the probes.
+ * Counts every response (one onResponse hook) and serves `/metrics`. Each app has its own
+ * registry, so that several apps in one process (tests) never share counts. In a worker of
+ * `--workers`, a scrape answers with every worker's metrics combined, through the primary
+ * (./cluster-metrics.ts). `/metrics` stays out of the access log, like the probes, and
+ * needs a key even where PUBLIC_READS lets reads in: it shows the traffic.
+ *
+ * Registered before the plugins whose routes live in scopes of their own (the docs, the
+ * console): a scope takes the hooks there are when it is made.
  */
-export function registerMetrics(app: FastifyInstance, store: Store, options: MetricsOptions = {}): Registry {
+export const metrics = fp(countAndServe, {
+  name: 'restock-metrics',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi'],
+});
+
+async function countAndServe(app: FastifyInstance, options: MetricsOptions): Promise<void> {
+  const { store } = options;
   const prefix = options.prefix ?? 'restock_';
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
@@ -81,6 +95,7 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
     {
       url: '/metrics',
       logLevel: 'warn',
+      policy: { keyed: true },
       operations: {
         GET: {
           docs: {
@@ -101,7 +116,6 @@ export function registerMetrics(app: FastifyInstance, store: Store, options: Met
       },
     },
   ]);
-  return registry;
 }
 
 /** A store's gauge, read at each scrape. */
@@ -121,51 +135,5 @@ function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGaug
       this.reset();
       for (const { labels, value: one } of value) this.set(labels, one);
     },
-  });
-}
-
-const METRICS_REQUEST = 'restock:metrics-request';
-const METRICS_RESPONSE = 'restock:metrics-response';
-
-interface MetricsMessage {
-  type?: string;
-  id?: string;
-  text?: string;
-  error?: string;
-}
-
-/**
- * In the primary of `--workers`: answers a worker's request for the metrics of all the
- * workers, summed by prom-client's AggregatorRegistry (a scrape reaches one worker, but
- * must count every worker's requests).
- */
-export function serveClusterMetrics(): void {
-  const aggregator = new AggregatorRegistry();
-  cluster.on('message', (worker, message: MetricsMessage) => {
-    if (message?.type !== METRICS_REQUEST) return;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_RESPONSE, id: message.id, text }),
-      (error: Error) => worker.send({ type: METRICS_RESPONSE, id: message.id, error: error.message }),
-    );
-  });
-}
-
-/** Asks the primary for every worker's metrics combined. */
-function allWorkersMetrics(): Promise<string> {
-  const id = randomUUID();
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: MetricsMessage) => {
-      if (message?.type !== METRICS_RESPONSE || message.id !== id) return;
-      clearTimeout(timer);
-      process.off('message', onMessage);
-      if (message.error !== undefined) reject(new Error(`collecting the workers' metrics failed: ${message.error}`));
-      else resolve(message.text ?? '');
-    };
-    const timer = setTimeout(() => {
-      process.off('message', onMessage);
-      reject(new Error("the primary did not answer with the workers' metrics"));
-    }, 10_000);
-    process.on('message', onMessage);
-    process.send?.({ type: METRICS_REQUEST, id });
   });
 }
