@@ -7,8 +7,8 @@
  * Usage: node --import tsx bench/fastify-server.ts <database path> <port>
  */
 import Fastify from 'fastify';
-import { etagOf } from '../src/http/conditional.js';
-import { JSON_TYPE, renderRecord } from '../src/http/record-response.js';
+import { etagOf } from '../src/http/routes/records/conditional.js';
+import { JSON_TYPE, renderRecord } from '../src/http/routes/records/record-response.js';
 import { collectionSql } from '../src/store/sql/sql-collection.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
-import { encodeCursor } from '../src/http/cursor.js';
+import { encodeCursor } from '../src/http/routes/records/cursor.js';
 import { openStore } from '../src/store/open-store.js';
 
 const { values: args } = parseArgs({

@@ -4,7 +4,7 @@
  * nothing with the others but the database.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { serveClusterMetrics } from './http/metrics.js';
+import { serveClusterMetrics } from './http/plugins/metrics/cluster-metrics.js';
 
 /** Where the primary reports what happens to its workers. */
 export interface SupervisorLog {

@@ -5,11 +5,11 @@
  * database, exit 0).
  */
 import { pino } from 'pino';
-import { buildApp } from './app.js';
 import { isPrimary, superviseWorkers } from './cluster.js';
 import { runCommand, serveArguments } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config/index.js';
-import { RedisUnavailableError } from './http/limits.js';
+import { buildApp } from './http/app.js';
+import { RedisUnavailableError } from './http/plugins/rate-limit/index.js';
 import { protectedModeRefusal } from './http/protected-mode.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig, parseApiKeys } from '../src/config/index.js';
+import { canonicalPaths, RESOURCES } from '../src/core/resources.js';
 import { isLoopbackHost, protectedModeRefusal } from '../src/http/protected-mode.js';
-import { canonicalPaths, RESOURCES } from '../src/resources.js';
 import { body, JSON_HEADERS, problem, type TestContext, useApp } from './helpers/app.js';
 import {
   API_KEYS,

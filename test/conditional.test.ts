@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config/index.js';
-import { fingerprintOf } from '../src/http/idempotency.js';
+import { buildApp } from '../src/http/app.js';
+import { fingerprintOf } from '../src/http/routes/records/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';

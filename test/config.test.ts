@@ -16,8 +16,8 @@ import {
   SETTING_LIST,
   SETTINGS,
 } from '../src/config/index.js';
-import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/idempotency.js';
-import { DEFAULT_LOAD_SHEDDING } from '../src/http/limits.js';
+import { DEFAULT_LOAD_SHEDDING } from '../src/http/plugins/load-shedding.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/routes/records/idempotency.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { RESOURCES } from '../src/resources.js';
+import { RESOURCES } from '../src/core/resources.js';
 import { launchChromium } from './helpers/browser.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';

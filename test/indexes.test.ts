@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
-import { parseListQuery, type RawListQuery } from '../src/http/list-query.js';
+import { parseListQuery, type RawListQuery } from '../src/http/routes/records/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
 import { FOLD_CASE_FUNCTION } from '../src/store/sql/case-fold.js';

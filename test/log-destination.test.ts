@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { batchedDestination } from '../src/http/log-destination.js';
+import { batchedDestination } from '../src/http/plugins/access-log/log-destination.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,7 +32,7 @@ describe('the batched log destination', () => {
 
   it('writes what is pending when the process exits', async () => {
     const script =
-      "import { batchedDestination } from './src/http/log-destination.ts';" +
+      "import { batchedDestination } from './src/http/plugins/access-log/log-destination.ts';" +
       "const log = batchedDestination(1); log.write('first\\n'); log.write('second\\n'); process.exit(3);";
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,

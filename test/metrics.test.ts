@@ -1,9 +1,9 @@
 /** SPEC §11: Prometheus metrics at /metrics, store gauges, and probes kept out of the access log. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config/index.js';
-import { RESOURCES } from '../src/resources.js';
+import { RESOURCES } from '../src/core/resources.js';
+import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import type { Store } from '../src/store/store.js';

@@ -1,7 +1,7 @@
 /** SPEC §2: canonical paths, accepted aliases, HEAD, OPTIONS, 405 and 404, for both collections. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RESOURCES } from '../src/resources.js';
+import { RESOURCES } from '../src/core/resources.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
-import { RESOURCES } from '../src/resources.js';
+import { RESOURCES } from '../src/core/resources.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 

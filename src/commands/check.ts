@@ -4,9 +4,10 @@
  * which values of a unique field several records share. Turning a schema on never changes
  * stored records; this is how an operator finds the ones to fix.
  */
-import { checkLimits } from '../http/json-body.js';
-import { RESOURCES } from '../resources.js';
-import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
+
+import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
+import { checkLimits } from '../core/record-rules.js';
+import { RESOURCES } from '../core/resources.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
 import type { Position, Store } from '../store/store.js';

@@ -4,8 +4,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
-import { RESOURCES } from '../resources.js';
-import { type CollectionSchema, collectionSchemasOf } from '../schemas/collection-schema.js';
+import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
+import { RESOURCES } from '../core/resources.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Collection } from '../store/store.js';
 

@@ -3,7 +3,7 @@
  * `check`, `import`, `export`, `--help` and `--version`.
  */
 import { alignColumns, type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config/index.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';

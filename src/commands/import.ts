@@ -12,8 +12,8 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
 import { ConfigError } from '../config/index.js';
-import { checkLimits, clientFields } from '../http/json-body.js';
-import type { CollectionSchema } from '../schemas/collection-schema.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+import { checkLimits, withoutSystemFields } from '../core/record-rules.js';
 import { type Collection, MAX_ID, type StoredRecord, UniqueViolationError } from '../store/store.js';
 import type { CommandContext } from './command.js';
 import { collectionOption, openCollection } from './command.js';
@@ -168,7 +168,7 @@ function prepare(
   }
   const broken = checkLimits(value, limits, { text });
   if (broken) throw new BadRecord(line, `${broken.pointer || '/'}: ${broken.message}`);
-  const fields = clientFields(value);
+  const fields = withoutSystemFields(value as Record<string, unknown>);
   const [violation, ...more] = schema?.check(fields) ?? [];
   if (violation) {
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';

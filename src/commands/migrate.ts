@@ -2,8 +2,9 @@
  * `restock migrate`: brings the database's schema up to date and exits, for operators who
  * migrate as a deploy step of its own (`restock serve` migrates on start as well).
  */
-import { RESOURCES } from '../resources.js';
-import { collectionSchemasOf } from '../schemas/collection-schema.js';
+
+import { collectionSchemasOf } from '../core/collection-schema.js';
+import { RESOURCES } from '../core/resources.js';
 import { openStore, redact, storeOptionsOf } from '../store/open-store.js';
 import type { CommandContext } from './command.js';
 

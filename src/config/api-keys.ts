@@ -1,10 +1,10 @@
 /**
  * API keys as the settings give them (API_KEYS, API_KEYS_FILE): `name:scope:key` entries,
- * kept as SHA-256 hashes only. src/http/auth.ts checks requests against them.
+ * kept as SHA-256 hashes only. src/http/plugins/access-control.ts checks requests against them.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../core/config-error.js';
 
 export type Scope = 'read' | 'write';
 

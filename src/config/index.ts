@@ -1,10 +1,11 @@
 /**
  * The configuration floor: every setting, how it is read, and how it is described. It
- * imports nothing of the service above it (http, schemas, store, commands), only plain
- * modules below (src/core, src/resources.ts).
+ * imports nothing of the service above it (store, http, commands), only plain
+ * modules below (src/core).
  */
+
+export { ConfigError } from '../core/config-error.js';
 export { type ApiKey, duplicateKeys, hashKey, KEY_TEXT, parseApiKeys, type Scope } from './api-keys.js';
-export { ConfigError } from './config-error.js';
 export { alignColumns, HELP_WIDTH, helpText, plainText, settingsHelp } from './help.js';
 export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArguments, loadConfig } from './load.js';
 export { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';

@@ -3,8 +3,8 @@
  * default (./settings.ts), then the rules that tie settings together.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { ConfigError } from '../core/config-error.js';
 import { apiKeysFromFile, duplicateKeys } from './api-keys.js';
-import { ConfigError } from './config-error.js';
 import { nearest } from './nearest.js';
 import { type Config, SETTING_LIST } from './settings.js';
 

@@ -1,4 +1,4 @@
-/** METHOD_OVERRIDE: which wire methods may carry an override header (src/http/method-override.ts). */
+/** METHOD_OVERRIDE: which wire methods may carry an override header (src/http/plugins/method-override/). */
 
 /** Wire methods allowed to carry an override header (empty: overriding is off). */
 export type OverrideWireMethods = ReadonlySet<'GET' | 'POST'>;

@@ -3,9 +3,9 @@
  * under (`PORT` or `--port`), and throws a ConfigError naming that setting.
  */
 import { isIP } from 'node:net';
+import { ConfigError } from '../core/config-error.js';
 import type { IndexedField } from '../core/indexed-field.js';
-import { RESOURCES } from '../resources.js';
-import { ConfigError } from './config-error.js';
+import { RESOURCES } from '../core/resources.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 
 export type Parser<T> = (raw: string, name: string) => T;

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifySchema, HTTPMethods, LogLevel, RouteHandlerMethod } from 'fastify';
 import { HttpProblem } from './problem.js';
+import type { RoutePolicy } from './route-policy.js';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
@@ -27,6 +28,8 @@ export interface PathEntry {
   alias?: boolean;
   /** The path's log level; `warn` keeps it out of the access log (probes, metrics). */
   logLevel?: LogLevel;
+  /** What the guards make of every method of the path, OPTIONS and 405s included (./route-policy.ts). */
+  policy?: RoutePolicy;
   operations: Partial<Record<Method, Operation>>;
 }
 
@@ -36,6 +39,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
 
   for (const [url, sameUrl] of byUrl) {
     const taken = new Set<string>(['OPTIONS']);
+    const policy: RoutePolicy = Object.assign({}, ...sameUrl.map((entry) => entry.policy));
     for (const entry of sameUrl) {
       for (const [method, operation] of Object.entries(entry.operations) as [Method, Operation][]) {
         taken.add(method);
@@ -47,14 +51,13 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
           handler: operation.handler,
           ...(entry.logLevel ? { logLevel: entry.logLevel } : {}),
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
-          // @fastify/swagger's per-route hook: the document sees the docs, Fastify does not.
-          ...(docs
-            ? {
-                config: {
-                  swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, ...docs }, url: path }),
-                },
-              }
-            : {}),
+          config: {
+            ...policy,
+            // @fastify/swagger's per-route hook: the document sees the docs, Fastify does not.
+            ...(docs
+              ? { swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, ...docs }, url: path }) }
+              : {}),
+          },
         });
       }
     }
@@ -62,6 +65,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
     app.route({
       method: 'OPTIONS',
       url,
+      config: policy,
       schema: { hide: true } as FastifySchema,
       handler: (_request, reply) => reply.code(204).header('allow', allow).send(),
     });
@@ -69,6 +73,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
     app.route({
       method: refused as HTTPMethods[],
       url,
+      config: policy,
       schema: { hide: true } as FastifySchema,
       handler: (request) => {
         throw new HttpProblem(

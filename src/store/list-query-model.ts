@@ -1,6 +1,6 @@
 /**
  * What a list asks of a store: filters, search, order, paging; in the store's own terms,
- * after the HTTP layer has parsed a query string into them (src/http/list-query.ts).
+ * after the HTTP layer has parsed a query string into them (src/http/routes/records/list-query.ts).
  */
 import type { StoredRecord } from './store.js';
 

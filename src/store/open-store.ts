@@ -1,5 +1,5 @@
 import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
-import type { CollectionSchema } from '../schemas/collection-schema.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { openSqlStore } from './sql/sql-store.js';
 import { openSqliteDriver } from './sqlite/sqlite-driver.js';

@@ -3,9 +3,10 @@
  * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
 import type { IndexedField } from '../core/indexed-field.js';
+import type { UniqueField } from '../core/unique-field.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 
-export type { IndexedField };
+export type { IndexedField, UniqueField };
 
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
@@ -38,14 +39,6 @@ export interface WriteConditions {
   readonly check?: (data: string) => void;
   /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
   readonly maxBytes?: number;
-}
-
-/** A field whose value no two records of a collection may share (missing and null aside). */
-export interface UniqueField {
-  readonly collection: string;
-  readonly path: readonly string[];
-  /** Compare text ignoring the case of ASCII letters (e-mail addresses). */
-  readonly ignoreCase: boolean;
 }
 
 /** Records that share a value of a unique field. */

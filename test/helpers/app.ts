@@ -4,8 +4,8 @@
  */
 import { after, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
 import { type Config, defaultConfig } from '../../src/config/index.js';
+import { buildApp } from '../../src/http/app.js';
 import type { TestDatabase, TestStoreKind } from './stores.js';
 
 export interface TestContext {

@@ -1,0 +1,142 @@
+/**
+ * Collection schemas: an operator's JSON Schema (draft 2020-12) per collection, read at
+ * start from one folder (`users.schema.json`, `products.schema.json`), with the fields that
+ * must be unique listed in the schema under `x-unique`. Without a schema, a record is any
+ * JSON object.
+ *
+ * ```json
+ * { "type": "object", "required": ["email"], "properties": { "email": { "format": "email" } },
+ *   "x-unique": [{ "field": "email", "ignoreCase": true }, "sku"] }
+ * ```
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ConfigError } from './config-error.js';
+import { useExactMultipleOf } from './exact-multiple-of.js';
+import { escapePointer } from './json-pointer.js';
+import type { UniqueField } from './unique-field.js';
+
+/** One failed check, as a JSON Pointer into the record and a message. */
+export interface SchemaViolation {
+  pointer: string;
+  message: string;
+}
+
+export interface CollectionSchema {
+  collection: string;
+  /** The file it was read from, for messages. */
+  file: string;
+  /** The schema as written, for the API documentation. */
+  document: Readonly<Record<string, unknown>>;
+  unique: UniqueField[];
+  /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
+  check(record: unknown): SchemaViolation[];
+}
+
+/** The schemas the `SCHEMAS` setting names (none when it is empty). */
+export function collectionSchemasOf(
+  config: { readonly schemas: string },
+  collections: readonly string[],
+): Map<string, CollectionSchema> {
+  return config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
+}
+
+/** The annotation that lists a collection's unique fields. */
+const UNIQUE_KEYWORD = 'x-unique';
+
+/**
+ * Reads every `*.json` file of `folder` as the schema of the collection it is named after
+ * (`users.json` or `users.schema.json`). Anything wrong is a {@link ConfigError} of one
+ * line naming the file.
+ */
+export function loadCollectionSchemas(folder: string, collections: readonly string[]): Map<string, CollectionSchema> {
+  let files: string[];
+  try {
+    files = readdirSync(folder).filter((name) => name.endsWith('.json'));
+  } catch (error) {
+    throw new ConfigError(`SCHEMAS: cannot read the folder ${folder} (${(error as Error).message})`);
+  }
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  addFormats.default(ajv);
+  useExactMultipleOf(ajv);
+  ajv.addKeyword({ keyword: UNIQUE_KEYWORD, metaSchema: UNIQUE_META_SCHEMA });
+
+  const schemas = new Map<string, CollectionSchema>();
+  for (const name of files.sort()) {
+    const file = join(folder, name);
+    const collection = basename(name, '.json').replace(/\.schema$/, '');
+    const fail = (why: string) => new ConfigError(`SCHEMAS: ${file} ${why}`);
+    if (!collections.includes(collection)) {
+      throw fail(`names no collection: "${collection}" is none of ${collections.join(', ')}`);
+    }
+    if (schemas.has(collection)) throw fail(`is a second schema for ${collection}`);
+    let document: Record<string, unknown>;
+    try {
+      document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw fail(`cannot be read as JSON (${(error as Error).message})`);
+    }
+    if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+      throw fail('is not a JSON Schema object');
+    }
+    if (document.type !== undefined && document.type !== 'object') {
+      throw fail(`must describe an object (its type is ${JSON.stringify(document.type)})`);
+    }
+    let validate: ReturnType<typeof ajv.compile>;
+    try {
+      validate = ajv.compile(document);
+    } catch (error) {
+      throw fail(`is not a valid JSON Schema: ${(error as Error).message}`);
+    }
+    const unique = ((document[UNIQUE_KEYWORD] ?? []) as (string | { field: string; ignoreCase?: boolean })[]).map(
+      (entry) => {
+        const { field, ignoreCase = false } = typeof entry === 'string' ? { field: entry } : entry;
+        return { collection, path: field.split('.'), ignoreCase };
+      },
+    );
+    schemas.set(collection, {
+      collection,
+      file,
+      document,
+      unique,
+      check(record) {
+        return validate(record) ? [] : (validate.errors ?? []).map(violation);
+      },
+    });
+  }
+  return schemas;
+}
+
+/** An Ajv error as a pointer to the field it concerns and a message. */
+function violation(error: ErrorObject): SchemaViolation {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const child = params.missingProperty ?? params.additionalProperty;
+  const pointer = child === undefined ? error.instancePath : `${error.instancePath}/${escapePointer(child)}`;
+  const message =
+    error.keyword === 'required'
+      ? 'is required'
+      : error.keyword === 'additionalProperties'
+        ? 'is not a field this collection has'
+        : (error.message ?? 'is invalid');
+  return { pointer, message };
+}
+
+const UNIQUE_META_SCHEMA = {
+  type: 'array',
+  items: {
+    anyOf: [
+      { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})*$' },
+      {
+        type: 'object',
+        required: ['field'],
+        additionalProperties: false,
+        properties: {
+          field: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})*$' },
+          ignoreCase: { type: 'boolean' },
+        },
+      },
+    ],
+  },
+};

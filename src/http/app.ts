@@ -1,0 +1,90 @@
+/**
+ * Builds the restock application from a configuration, without listening on a port, so
+ * that tests and the server (src/server.ts) start it the same way. Every concern is a
+ * plugin (./plugins/, ./openapi/, ./routes/) that names the plugins it needs before it,
+ * so that Fastify refuses to start when this list is out of order.
+ */
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import type { Config } from '../config/index.js';
+import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
+import { RESOURCES } from '../core/resources.js';
+import { openStore, storeOptionsOf } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { fastifyOptions } from './fastify-options.js';
+import { openApi } from './openapi/index.js';
+import type { LogStream } from './plugins/access-log/index.js';
+import * as plugins from './plugins/index.js';
+import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { browserConsole } from './routes/console.js';
+import { apiDocs } from './routes/docs.js';
+import { recordRoutes } from './routes/records/index.js';
+import { serviceRoutes } from './routes/service.js';
+
+export interface AppOptions {
+  config: Config;
+  /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
+  store?: Store;
+  /** Where JSON logs go (default stdout); `false` silences them. */
+  logStream?: LogStream;
+  /** How often the event loop delay is measured for load shedding (default 1000 ms). */
+  eventLoopSampleMs?: number;
+  /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+/** Builds the app and opens (and migrates) its store. Close the app to close the store. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const collections = RESOURCES.map((r) => r.plural);
+  const schemas = collectionSchemasOf(config, collections);
+  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
+  try {
+    return await assemble(options, store, schemas);
+  } catch (error) {
+    // A plugin that cannot start (Redis unreachable) must not leave the database open.
+    if (!options.store) await store.close();
+    throw error;
+  }
+}
+
+/** The app around an open store: its plugins, in the order a request meets them. */
+async function assemble(
+  options: AppOptions,
+  store: Store,
+  schemas: ReadonlyMap<string, CollectionSchema>,
+): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify(fastifyOptions(config, options.logStream));
+  if (!options.store) app.addHook('onClose', () => store.close());
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
+
+  app.register(plugins.problems);
+  app.register(plugins.responseHeaders);
+  app.register(plugins.requestId);
+  app.register(plugins.loadShedding, {
+    maxEventLoopDelayMs: config.maxEventLoopDelay,
+    sampleIntervalMs: options.eventLoopSampleMs ?? DEFAULT_LOAD_SHEDDING.sampleIntervalMs,
+  });
+  app.register(plugins.methodOverride, { allowed: config.methodOverride });
+  app.register(plugins.cors, { origins: config.corsOrigin });
+  app.register(plugins.accessControl, { keys: config.apiKeys, publicReads: config.publicReads });
+  app.register(plugins.rateLimit, {
+    max: config.rateLimitMax,
+    windowMs: config.rateLimitWindow,
+    redisUrl: config.redisUrl,
+  });
+  app.register(plugins.jsonBody, { maxDepth: config.maxDepth, maxFieldNameLength: config.maxFieldNameLength });
+  app.register(openApi, {
+    resources: RESOURCES,
+    schemas,
+    guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0 },
+  });
+  app.register(plugins.metrics, { store });
+  app.register(apiDocs);
+  app.register(browserConsole);
+  app.register(serviceRoutes, { store, resources: RESOURCES });
+  app.register(recordRoutes, { store, resources: RESOURCES, schemas, config });
+  // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
+  await app.after();
+  return app;
+}

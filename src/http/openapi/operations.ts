@@ -1,0 +1,129 @@
+/**
+ * What the OpenAPI document says of a collection's operations beyond what Fastify
+ * validates: summaries, request headers, bodies, and every response, success and error.
+ * The record schemas they name are the collection's components (./record-schemas.ts).
+ */
+import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { ResourceDefinition } from '../../core/resources.js';
+import type { ProblemKind } from '../problem.js';
+import { recordSchemaNames } from './record-schemas.js';
+import {
+  componentRef,
+  emptyResponse,
+  jsonResponse,
+  problemResponses,
+  RequestHeaders,
+  ResponseHeaders,
+  requestHeaders,
+} from './responses.js';
+
+export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove';
+
+/** The documentation of each operation on `resource`, validated by `schema` when it has one. */
+export function operationDocs(
+  resource: ResourceDefinition,
+  schema?: CollectionSchema,
+): Record<OperationName, FastifySchema> {
+  const { singular, plural } = resource;
+  const names = recordSchemaNames(resource);
+  const record = componentRef(names.record);
+  const tags = [plural];
+  const one = (description: string, headers: Record<string, TSchema> = {}) =>
+    jsonResponse(description, record, { ETag: ResponseHeaders.etag, ...headers });
+  // What a body can break beyond being JSON: the collection's schema, its unique fields.
+  const bodyChecks: ProblemKind[] = [
+    'malformed-json',
+    'invalid-record',
+    'payload-too-large',
+    'record-too-large',
+    'unsupported-media-type',
+    ...(schema ? (['schema-violation'] as const) : []),
+    ...(schema?.unique.length ? (['unique-conflict'] as const) : []),
+  ];
+  const change = (summary: string, operationId: string): FastifySchema => ({
+    tags,
+    summary,
+    operationId,
+    description:
+      'The body is applied as a JSON Merge Patch (RFC 7396): present fields replace, null removes a field, ' +
+      'absent fields stay, nested objects merge. The merge is atomic in the database' +
+      (schema ? ", and the record as changed must pass the collection's schema." : '.'),
+    consumes: ['application/json', 'application/merge-patch+json'],
+    headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch }),
+    body: componentRef(names.patch),
+    response: {
+      200: one(`The ${singular} after the change.`),
+      ...problemResponses([...bodyChecks, 'not-found', 'precondition-failed', 'service-unavailable']),
+    },
+  });
+
+  return {
+    list: {
+      tags,
+      summary: `List ${plural}`,
+      operationId: `list${names.record}s`,
+      description: `${resource.description} A page of records; follow Link rel="next" for the next one.`,
+      headers: requestHeaders({ Prefer: RequestHeaders.preferCount }),
+      response: {
+        200: jsonResponse(`A page of ${plural} (an empty array past the last page).`, Type.Array(record), {
+          Link: ResponseHeaders.link,
+          'X-Total-Count': ResponseHeaders.totalCount,
+        }),
+        ...problemResponses(['invalid-query', 'service-unavailable']),
+      },
+    },
+    read: {
+      tags,
+      summary: `Read one ${singular}`,
+      operationId: `read${names.record}`,
+      headers: requestHeaders({ 'If-None-Match': RequestHeaders.ifNoneMatch }),
+      response: {
+        200: one(`The ${singular}.`),
+        304: emptyResponse('Not modified: the ETag in If-None-Match still matches.', { ETag: ResponseHeaders.etag }),
+        ...problemResponses(['not-found', 'service-unavailable']),
+      },
+    },
+    create: {
+      tags,
+      summary: `Create a ${singular}`,
+      operationId: `create${names.record}`,
+      description:
+        'id, createdAt and updatedAt are set by the server and ignored when sent. With an Idempotency-Key, ' +
+        'a retry gets the first answer again instead of a second record.',
+      headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
+      body: componentRef(names.fields),
+      response: {
+        201: one(`The created ${singular}.`, {
+          Location: ResponseHeaders.location,
+          'Idempotent-Replayed': ResponseHeaders.replayed,
+        }),
+        ...problemResponses([
+          ...bodyChecks,
+          'invalid-idempotency-key',
+          'idempotency-key-in-use',
+          'idempotency-key-reused',
+          'idempotent-record-gone',
+          'ids-exhausted',
+          'service-unavailable',
+        ]),
+      },
+    },
+    modify: change(`Modify a ${singular}`, `modify${names.record}`),
+    patch: change(`Modify a ${singular} (PATCH, same as PUT)`, `patch${names.record}`),
+    remove: {
+      tags,
+      summary: `Delete a ${singular}`,
+      operationId: `delete${names.record}`,
+      headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch, Prefer: RequestHeaders.preferMinimal }),
+      response: {
+        200: one(`The ${singular} as it was before deletion.`),
+        204: emptyResponse('Deleted; no body, as Prefer: return=minimal asked.', {
+          'Preference-Applied': ResponseHeaders.preferenceApplied,
+        }),
+        ...problemResponses(['not-found', 'precondition-failed', 'service-unavailable']),
+      },
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The documented schemas of each collection's records, derived from the schema the
+ * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
+ */
+import { Type } from 'typebox';
+import type { ResourceDefinition } from '../../core/resources.js';
+
+/** The fields the server owns, in the order responses put them around the client's. */
+const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
+const CREATED_AT = Type.String({ format: 'date-time', description: 'When the record was created (UTC).' });
+const UPDATED_AT = Type.String({ format: 'date-time', description: 'When the record last changed (UTC).' });
+const SYSTEM_REQUIRED = ['id', 'createdAt', 'updatedAt'];
+
+/** The client's fields of a collection without a schema: any JSON object. */
+const ANY_FIELDS: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Any JSON object; id, createdAt and updatedAt are set by the server and ignored when sent.',
+};
+
+/** A JSON Schema as plain data, for reading the parts of an operator's schema. */
+export interface JsonSchema {
+  [keyword: string]: unknown;
+  properties?: Record<string, unknown>;
+  required?: string[];
+  description?: string;
+}
+
+/** The names a collection's record schemas are documented under, in `#/components/schemas`. */
+export function recordSchemaNames(resource: ResourceDefinition) {
+  const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
+  return { record: name, fields: `${name}Fields`, patch: `${name}Patch` };
+}
+
+/**
+ * The documented schemas of one collection, derived from the schema it validates with
+ * (`document`, the operator's; without one, any object): `User` (a record as served),
+ * `UserFields` (a create body) and `UserPatch` (a modify body, a JSON Merge Patch).
+ */
+export function recordSchemas(
+  resource: ResourceDefinition,
+  document?: Readonly<JsonSchema>,
+): Record<string, JsonSchema> {
+  const names = recordSchemaNames(resource);
+  const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
+  const example = resource.example;
+  const at = '2025-01-01T12:00:00.000Z';
+  const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
+  return {
+    [names.record]: {
+      ...withSystemFields(fields),
+      ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }),
+    },
+    [names.fields]: { ...fields, ...examples(example) },
+    [names.patch]: { ...mergePatchOf(fields), ...examples(example) },
+  };
+}
+
+/**
+ * An operator's schema as an OpenAPI component: without `$schema` and `$id` (the three
+ * derived copies would share one), and with its local references (`#/$defs/…`) pointing
+ * into the component that keeps them.
+ */
+function asComponent(document: Readonly<JsonSchema>, name: string): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = document;
+  return JSON.parse(JSON.stringify(rest), (key, value) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+      ? `#/components/schemas/${name}/${value.slice(2)}`
+      : value,
+  ) as JsonSchema;
+}
+
+/** A plain object schema, to be extended property by property; a record's own may omit its type. */
+function isObjectSchema(schema: JsonSchema, isRecord = false): boolean {
+  const type = schema.type ?? (isRecord ? 'object' : undefined);
+  return type === 'object' && !schema.allOf && !schema.anyOf && !schema.oneOf;
+}
+
+/** A record: an object schema gains the system properties in response order, else an allOf. */
+function withSystemFields(fields: JsonSchema): JsonSchema {
+  if (!isObjectSchema(fields, true)) {
+    return { allOf: [Type.Object({ id: ID, createdAt: CREATED_AT, updatedAt: UPDATED_AT }), fields] };
+  }
+  return {
+    ...fields,
+    type: 'object',
+    description: fields === ANY_FIELDS ? RECORD_DESCRIPTION : fields.description,
+    properties: { id: ID, ...fields.properties, createdAt: CREATED_AT, updatedAt: UPDATED_AT },
+    required: [...new Set([...SYSTEM_REQUIRED, ...(fields.required ?? [])])],
+  };
+}
+
+const RECORD_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are set by the server.';
+
+/**
+ * What a JSON Merge Patch (RFC 7396) of `schema` may hold: every field optional, at every
+ * depth, and each may be `null` (which removes it).
+ */
+function mergePatchOf(schema: JsonSchema, isRecord = true): JsonSchema {
+  if (!isObjectSchema(schema, isRecord)) return { ...ANY_FIELDS, description: PATCH_DESCRIPTION };
+  const { required: _required, ...rest } = schema;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([key, property]) => [
+      key,
+      {
+        anyOf: [
+          isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema, false) : property,
+          { type: 'null' },
+        ],
+      },
+    ]),
+  );
+  return { ...rest, properties, ...(isRecord ? { description: PATCH_DESCRIPTION } : {}) };
+}
+
+const PATCH_DESCRIPTION =
+  'The changes, as a JSON Merge Patch: present fields replace, null removes, absent fields stay, nested objects merge.';

@@ -1,0 +1,58 @@
+/**
+ * Request bodies: JSON (`application/json` or any `+json` type) parsed once, with the
+ * record rules (src/core/record-rules.ts) checked in the same pass, so that handlers only
+ * ever see a clean object.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { checkLimits, type RecordLimits, withoutSystemFields } from '../../core/record-rules.js';
+import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
+import { HttpProblem } from '../problem.js';
+
+/** Matches `application/json`, `application/merge-patch+json` and any other `+json` media type. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json(?:\s*;|$)/i;
+
+/**
+ * Replaces Fastify's JSON parser with one that accepts every `+json` type and reports
+ * malformed JSON as a problem. Fastify's own parser also refuses `__proto__` keys; here
+ * they are ordinary data (JSON.parse makes them own properties, never prototypes).
+ */
+export const jsonBody = fp(parseJsonBodies, { name: 'restock-json-body', fastify: '5.x' });
+
+async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return done(new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}`));
+    }
+    // JSON can only carry U+0000 and lone surrogates as escapes (\u0000, \uD800), so most
+    // bodies skip those checks.
+    const broken = checkLimits(value, limits, {
+      text,
+      refuseNul: text.includes('\\u0000'),
+      refuseLoneSurrogates: SURROGATE_ESCAPE.test(text),
+    });
+    if (broken) return done(new HttpProblem('invalid-record', broken.message, { errors: [broken] }));
+    done(null, value);
+  });
+}
+
+/**
+ * The client's fields of a create or modify body: the object without the system fields.
+ * Throws a 400 problem when the body is missing or not a JSON object.
+ */
+export function clientFields(body: unknown): Record<string, unknown> {
+  if (body === undefined) {
+    throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+    throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
+  }
+  return withoutSystemFields(body as Record<string, unknown>);
+}

@@ -1,0 +1,139 @@
+/**
+ * Prometheus metrics at `/metrics`, through prom-client: requests counted by route
+ * template, effective method, whether they were tunnelled, and status; their latency as a
+ * histogram; the process's own metrics; and whatever gauges the store reports.
+ */
+import cluster from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Type } from 'typebox';
+import type { Store, StoreGauge } from '../../../store/store.js';
+import { registerPaths } from '../../paths.js';
+import { isTunnelled } from '../method-override/index.js';
+import { allWorkersMetrics } from './cluster-metrics.js';
+
+export interface MetricsOptions {
+  /** The store whose gauges are reported. */
+  store: Store;
+  /** Prefix of every metric name (default `restock_`). */
+  prefix?: string;
+  /** Upper bounds of the latency histogram's buckets, in seconds. */
+  buckets?: number[];
+  /** Whether to add Node's process metrics: CPU, memory, event loop lag, GC (default true). */
+  processMetrics?: boolean;
+}
+
+/** Requests answered without a route (404s) are counted under this route label. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
+
+/**
+ * Counts every response (one onResponse hook) and serves `/metrics`. Each app has its own
+ * registry, so that several apps in one process (tests) never share counts. In a worker of
+ * `--workers`, a scrape answers with every worker's metrics combined, through the primary
+ * (./cluster-metrics.ts). `/metrics` stays out of the access log, like the probes, and
+ * needs a key even where PUBLIC_READS lets reads in: it shows the traffic.
+ *
+ * Registered before the plugins whose routes live in scopes of their own (the docs, the
+ * console): a scope takes the hooks there are when it is made.
+ */
+export const metrics = fp(countAndServe, {
+  name: 'restock-metrics',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi'],
+});
+
+async function countAndServe(app: FastifyInstance, options: MetricsOptions): Promise<void> {
+  const { store } = options;
+  const prefix = options.prefix ?? 'restock_';
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
+
+  const requests = new Counter({
+    name: `${prefix}http_requests_total`,
+    help: 'HTTP requests answered, by route template, effective method, tunnelled or not, and status.',
+    labelNames: LABELS,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: `${prefix}http_request_duration_seconds`,
+    help: 'Time from receiving a request to sending its response, in seconds.',
+    labelNames: LABELS,
+    buckets: options.buckets ?? [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
+  if (cluster.isWorker) {
+    // Lets the primary's AggregatorRegistry collect this registry (and starts listening for it).
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
+
+  // The counter and histogram of each label set, found once: prom-client hashes the labels
+  // on every inc and observe otherwise. Label sets are few (route templates, not paths).
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const tunnelled = isTunnelled(request.raw) ? 'true' : 'false';
+    const key = `${route} ${request.method} ${tunnelled} ${reply.statusCode}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { route, method: request.method, tunnelled, status: String(reply.statusCode) };
+      const counter = requests.labels(labels);
+      const histogram = duration.labels(labels);
+      found = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      series.set(key, found);
+    }
+    found.count();
+    found.time(reply.elapsedTime / 1000);
+    done();
+  });
+
+  registerPaths(app, [
+    {
+      url: '/metrics',
+      logLevel: 'warn',
+      policy: { keyed: true },
+      operations: {
+        GET: {
+          docs: {
+            tags: ['service'],
+            summary: 'Prometheus metrics',
+            response: {
+              200: {
+                description: 'Metrics in the Prometheus text format.',
+                content: { [registry.contentType.split(';', 1)[0] as string]: { schema: Type.String() } },
+              },
+            },
+          },
+          handler: async (_request, reply) =>
+            reply
+              .type(registry.contentType)
+              .send(cluster.isWorker ? await allWorkersMetrics() : await registry.metrics()),
+        },
+      },
+    },
+  ]);
+}
+
+/** A store's gauge, read at each scrape. */
+function registerStoreGauge(registry: Registry, prefix: string, gauge: StoreGauge): void {
+  new Gauge({
+    name: `${prefix}${gauge.name}`,
+    help: gauge.help,
+    labelNames: gauge.labelNames ?? [],
+    aggregator: gauge.aggregator ?? 'sum',
+    registers: [registry],
+    collect() {
+      const value = gauge.read();
+      if (typeof value === 'number') {
+        this.set(value);
+        return;
+      }
+      this.reset();
+      for (const { labels, value: one } of value) this.set(labels, one);
+    },
+  });
+}

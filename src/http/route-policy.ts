@@ -1,0 +1,36 @@
+/**
+ * What a route says of the guards in front of it, in its own `config`, where the guards
+ * (src/http/plugins/) and the OpenAPI document read it. A route that says nothing gets
+ * every guard: a key where keys are on, the request budget, load shedding.
+ *
+ * ```ts
+ * app.route({ url: '/healthz', config: { public: true, rateLimit: false, shed: false }, … })
+ * ```
+ */
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Anyone may call it, with a key or without (probes, the index, the docs, the console's files). */
+    public?: boolean;
+    /** It needs a key even where PUBLIC_READS lets reads in without one (it shows more than records). */
+    keyed?: boolean;
+    /** `false`: served even while the event loop is saturated (the liveness probe). */
+    shed?: boolean;
+    // `rateLimit: false` (never counted against the request budget) is @fastify/rate-limit's own.
+  }
+}
+
+/** The policy a route may declare. */
+export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed'> & { rateLimit?: false };
+
+/**
+ * Gives `policy` to every route added in `scope` (and its children): for routes a library
+ * adds (@fastify/static's files, @fastify/swagger-ui's page), which take no `config`. Use
+ * it in an encapsulated scope only, or every later route of the app would take it too.
+ */
+export function routesTakePolicy(scope: FastifyInstance, policy: RoutePolicy): void {
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, ...policy };
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * The browser console: a page at `/` for requests that prefer HTML, with its script and
+ * style under `/console/`. The files live in `public/console/`, beside `src/` and `dist/`
+ * alike, so that the compiled server finds them where the sources do.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import accepts from '@fastify/accepts';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { REQUEST_PLUGINS } from '../plugins/index.js';
+import { routesTakePolicy } from '../route-policy.js';
+
+/** The folder of the console's files. */
+export const CONSOLE_ASSETS = fileURLToPath(new URL('../../../public/console/', import.meta.url));
+
+/** Where the console's script and style are served. */
+const PREFIX = '/console/';
+
+/**
+ * The page may load only its own script and style and talk only to this server: an
+ * injected record value can never run as code or send data elsewhere.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface ConsolePage {
+  /** Whether the request would rather have the page than the JSON index (its Accept says so). */
+  wanted(request: FastifyRequest): boolean;
+  send(reply: FastifyReply): FastifyReply;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The console's page, for `/` to send to browsers (./service.ts). */
+    consolePage: ConsolePage;
+  }
+}
+
+/**
+ * Serves the console's files (public: the page then asks for a key) and offers the page to
+ * `/` as `app.consolePage`. @fastify/static adds its routes in the scope made here, so this
+ * comes after every plugin that acts on requests.
+ */
+export const browserConsole = fp(serveConsole, {
+  name: 'restock-console',
+  fastify: '5.x',
+  dependencies: REQUEST_PLUGINS,
+});
+
+async function serveConsole(app: FastifyInstance): Promise<void> {
+  await app.register(accepts);
+  await app.register(consoleFiles);
+  const page = readFileSync(`${CONSOLE_ASSETS}index.html`, 'utf8');
+  app.decorate<ConsolePage>('consolePage', {
+    wanted: (request) => request.accepts().type(['json', 'html']) === 'html',
+    send: (reply) =>
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).type('text/html; charset=utf-8').send(page),
+  });
+}
+
+/** The console's script and style, in a scope of its own where every route is public. */
+async function consoleFiles(scope: FastifyInstance): Promise<void> {
+  routesTakePolicy(scope, { public: true });
+  await scope.register(fastifyStatic, {
+    root: CONSOLE_ASSETS,
+    prefix: PREFIX,
+    // One route per file found at start: nothing else under the prefix is looked up on disk.
+    wildcard: false,
+    decorateReply: false,
+    index: false,
+    cacheControl: true,
+    maxAge: '5m',
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The record routes: every collection's paths (./resource-routes.ts), with what they share:
+ * the Idempotency-Keys and their sweep, and the caps on costly list queries.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../../../config/index.js';
+import type { CollectionSchema } from '../../../core/collection-schema.js';
+import type { ResourceDefinition } from '../../../core/resources.js';
+import type { Store } from '../../../store/store.js';
+import { idempotencyScopeOf } from '../../plugins/access-control.js';
+import { CostlyQueryGate } from './costly-queries.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
+import { registerResourceRoutes } from './resource-routes.js';
+
+export interface RecordRoutesOptions {
+  store: Store;
+  resources: readonly ResourceDefinition[];
+  /** The operator's schema of each collection that has one, by name. */
+  schemas: ReadonlyMap<string, CollectionSchema>;
+  config: Pick<
+    Config,
+    | 'idempotencyKeyHours'
+    | 'maxCostlyQueries'
+    | 'maxCostlyQueriesPerClient'
+    | 'maxFieldNameLength'
+    | 'maxRecordBytes'
+    | 'maxPageBytes'
+  >;
+}
+
+/**
+ * Bodies come through the JSON body plugin, and Idempotency-Keys are kept per API key, as
+ * access control identifies the caller: hence those dependencies.
+ */
+export const recordRoutes = fp(serveRecords, {
+  name: 'restock-record-routes',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi', 'restock-json-body', 'restock-access-control'],
+});
+
+async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
+  const { store, config } = options;
+  const idempotency = {
+    ...DEFAULT_IDEMPOTENCY_OPTIONS,
+    ttlMs: config.idempotencyKeyHours * 3_600_000,
+    scopeOf: idempotencyScopeOf,
+  };
+  registerIdempotencySweep(app, store.idempotency, idempotency);
+  const costlyQueries = new CostlyQueryGate({
+    total: config.maxCostlyQueries,
+    perClient: config.maxCostlyQueriesPerClient,
+  });
+  for (const resource of options.resources) {
+    registerResourceRoutes(app, resource, {
+      collection: store.collection(resource.plural),
+      idempotencyKeys: store.idempotency,
+      idempotency,
+      costlyQueries,
+      maxFieldNameLength: config.maxFieldNameLength,
+      maxRecordBytes: config.maxRecordBytes,
+      maxPageBytes: config.maxPageBytes,
+      schema: options.schemas.get(resource.plural),
+    });
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The query string of a collection (SPEC §6) read into a store {@link ListQuery}: paging
+ * (`limit`, `cursor`, `offset`), order (`sort`), filters (`field=value`,
+ * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
+ * 400 naming the parameter; nothing from the query ever reaches SQL as text.
+ */
+import type { Condition, FieldRef, FilterOp, JsonScalar, ListQuery, SortKey } from '../../../store/store.js';
+import { HttpProblem } from '../../problem.js';
+import { decodeCursor } from './cursor.js';
+
+/** The query parameters that are not filters. */
+export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields'] as const;
+
+const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
+const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
+const MAX_CONDITIONS = 20;
+/** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
+export const MAX_SORT_KEYS = 4;
+export const MAX_FIELDS = 100;
+const MAX_IN_ITEMS = 100;
+const MAX_TEXT = 1000;
+
+/** A list request, read. */
+export interface ParsedList {
+  query: ListQuery;
+  /** The sort as a canonical string, bound into cursors so that one is not used with another sort. */
+  sortKey: string;
+  /** Field paths to return (besides id), or undefined for whole records. */
+  fields?: string[][];
+}
+
+/** The query after schema validation: reserved names typed, the rest strings or lists of them. */
+export type RawListQuery = {
+  limit: number;
+  offset?: number;
+  cursor?: string;
+  sort?: string;
+  q?: string;
+  fields?: string;
+} & Record<string, unknown>;
+
+/** Reads a list request's query; `maxFieldNameLength` bounds each name in a path. */
+export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): ParsedList {
+  if (raw.cursor !== undefined && raw.offset !== undefined) {
+    throw invalid('offset', 'cannot be combined with cursor: a cursor already says where the page starts');
+  }
+  const sort = raw.sort === undefined ? [] : parseSort(raw.sort, maxFieldNameLength);
+  const sortKey = sort.map((key) => `${key.descending ? '-' : ''}${nameOf(key.field)}`).join(',');
+  const where: Condition[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if ((RESERVED as readonly string[]).includes(name)) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      where.push(parseCondition(name, String(item), maxFieldNameLength));
+    }
+  }
+  if (where.length > MAX_CONDITIONS) throw invalid('', `at most ${MAX_CONDITIONS} filters in one request`);
+  if (raw.q !== undefined && (raw.q === '' || raw.q.length > MAX_TEXT)) {
+    throw invalid('q', `must be 1 to ${MAX_TEXT} characters`);
+  }
+  if (raw.q?.includes('\0')) throw invalid('q', NUL_REFUSED);
+  const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, sortKey);
+  return {
+    query: { where, sort, limit: raw.limit, offset: raw.offset, after, search: raw.q },
+    sortKey,
+    fields: raw.fields === undefined ? undefined : parseFields(raw.fields, maxFieldNameLength),
+  };
+}
+
+function parseSort(raw: string, maxLength: number): SortKey[] {
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.length > MAX_SORT_KEYS) throw invalid('sort', `at most ${MAX_SORT_KEYS} fields`);
+  return items.map((item) => {
+    const descending = item.startsWith('-');
+    const name = descending ? item.slice(1) : item;
+    return { field: fieldRef(name, 'sort', maxLength), descending };
+  });
+}
+
+function parseFields(raw: string, maxLength: number): string[][] {
+  const items = raw.split(',');
+  if (items.length > MAX_FIELDS) throw invalid('fields', `at most ${MAX_FIELDS} fields`);
+  return items.map((item) => {
+    const field = fieldRef(item.trim(), 'fields', maxLength);
+    return typeof field === 'string' ? [field] : [...field.path];
+  });
+}
+
+/** `name` or `name[op]` with a value. */
+function parseCondition(parameter: string, raw: string, maxLength: number): Condition {
+  const match = /^([^[\]]+)(?:\[([^[\]]*)\])?$/.exec(parameter);
+  if (!match?.[1]) throw invalid(parameter, 'is not a filter: write field=value or field[op]=value');
+  const op = (match[2] ?? 'eq') as FilterOp;
+  if (!OPERATORS.includes(op)) {
+    throw invalid(parameter, `has an unknown operator "${match[2]}"; use one of ${OPERATORS.join(', ')}`);
+  }
+  const field = fieldRef(match[1], parameter, maxLength);
+  if (raw.length > MAX_TEXT) throw invalid(parameter, `value longer than ${MAX_TEXT} characters`);
+  if (raw.includes('\0')) throw invalid(parameter, NUL_REFUSED);
+  if (op === 'in') {
+    const items = raw.split(',');
+    if (items.length > MAX_IN_ITEMS) throw invalid(parameter, `at most ${MAX_IN_ITEMS} values`);
+    return { field, op, value: items.map((item) => valueFor(field, op, item, parameter)) };
+  }
+  if (op === 'startsWith') {
+    if (field === 'id') throw invalid(parameter, 'id is a number; startsWith compares text');
+    return { field, op, value: raw };
+  }
+  if (op === 'contains' && field === 'id') throw invalid(parameter, 'id is a number; contains compares text');
+  const value = valueFor(field, op, raw, parameter);
+  if (value === null && op !== 'eq' && op !== 'ne' && op !== 'contains') {
+    throw invalid(parameter, 'null has no order; use field=null or field[ne]=null');
+  }
+  return { field, op, value };
+}
+
+/**
+ * A value as the JSON it reads as: a number, true, false or null, a "quoted" JSON string,
+ * else the text itself. The system fields take what they hold: id a number, the
+ * timestamps text.
+ */
+function valueFor(field: FieldRef, op: FilterOp, raw: string, parameter: string): JsonScalar {
+  if (field === 'createdAt' || field === 'updatedAt') return raw;
+  const value = typed(raw);
+  if (typeof value === 'string' && /[\0\p{Cs}]/u.test(value)) throw invalid(parameter, NOT_TEXT);
+  if (field !== 'id') return value;
+  if (typeof value !== 'number') throw invalid(parameter, `id is a number, not "${raw}"`);
+  return idBound(op, value);
+}
+
+/**
+ * The integer that selects the same ids as `value` with `op`. Ids are positive integers
+ * below 2^53, and PostgreSQL's bigint takes neither a fraction nor anything beyond 2^63, so
+ * a number is first held to 0…2^53 (`id[gt]=-1e308` then matches every record, `id=1e20`
+ * none), and a fraction is rounded the way the comparison wants (`id[gt]=1.5` is
+ * `id[gt]=1`); no id equals a fraction, nor 0.
+ */
+function idBound(op: FilterOp, value: number): number {
+  const held = Math.min(Math.max(value, 0), Number.MAX_SAFE_INTEGER + 1);
+  if (Number.isInteger(held)) return held;
+  if (op === 'gt' || op === 'lte') return Math.floor(held);
+  if (op === 'lt' || op === 'gte') return Math.ceil(held);
+  return 0;
+}
+
+function typed(raw: string): JsonScalar {
+  if (raw === 'null') return null;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(raw)) {
+    const number = Number(raw);
+    if (Number.isFinite(number)) return number;
+  }
+  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
+    try {
+      const text = JSON.parse(raw) as unknown;
+      if (typeof text === 'string') return text;
+    } catch {
+      // not a JSON string: the text as it is
+    }
+  }
+  return raw;
+}
+
+/** A dotted field name as a {@link FieldRef}; system fields are not paths. */
+function fieldRef(name: string, parameter: string, maxLength: number): FieldRef {
+  if ((SYSTEM_FIELDS as readonly string[]).includes(name)) return name as FieldRef;
+  const path = name.split('.');
+  for (const segment of path) {
+    if (segment === '') throw invalid(parameter, `"${name}" is not a field name (empty part between dots)`);
+    if (segment.length > maxLength) throw invalid(parameter, `field names are at most ${maxLength} characters`);
+    // A double quote, a backslash or a control character cannot be written in every database's JSON path.
+    if (/["\\\p{Cc}]/u.test(segment)) throw invalid(parameter, `"${name}" has a character fields cannot be queried by`);
+  }
+  if ((SYSTEM_FIELDS as readonly string[]).includes(path[0] as string)) {
+    throw invalid(parameter, `${path[0]} has no fields inside it`);
+  }
+  return { path };
+}
+
+/** Neither store can hold U+0000 in text (PostgreSQL's jsonb and text refuse it), so none is compared with it. */
+const NUL_REFUSED = 'holds U+0000, which no record can hold';
+/** Nor a lone surrogate (`"\ud800"`), which is no character at all. */
+const NOT_TEXT = 'holds U+0000 or a lone surrogate, which no record can hold';
+
+function nameOf(field: FieldRef): string {
+  return typeof field === 'string' ? field : field.path.join('.');
+}
+
+function invalid(parameter: string, message: string): HttpProblem {
+  const where = parameter === '' ? 'The query' : `The query parameter ${parameter}`;
+  return new HttpProblem('invalid-query', `${where} ${message}.`, {
+    errors: [{ pointer: `/${parameter}`, message }],
+  });
+}

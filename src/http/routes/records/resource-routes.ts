@@ -1,0 +1,196 @@
+/**
+ * The REST routes of one resource, derived from its definition: list, read, create,
+ * modify and delete at the canonical paths and the accepted aliases.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { CollectionSchema, SchemaViolation } from '../../../core/collection-schema.js';
+import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
+import { type Collection, type IdempotencyKeys, RecordTooLargeError, type StoredRecord } from '../../../store/store.js';
+import { operationDocs } from '../../openapi/operations.js';
+import { type Operation, registerPaths } from '../../paths.js';
+import { clientFields } from '../../plugins/json-body.js';
+import { rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { HttpProblem } from '../../problem.js';
+import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
+import type { CostlyQueryGate } from './costly-queries.js';
+import { encodeCursor } from './cursor.js';
+import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
+import { readPage } from './list-page.js';
+import { parseListQuery, type RawListQuery } from './list-query.js';
+import { prefers } from './prefer.js';
+import { JSON_TYPE, recordRenderer, sendRecord } from './record-response.js';
+import { type IdParams, IdParamsSchema, ListQuerySchema } from './request-schemas.js';
+
+/** What the routes of a resource are served from. */
+export interface ResourceRoutesOptions {
+  collection: Collection;
+  idempotencyKeys: IdempotencyKeys;
+  idempotency: IdempotencyOptions;
+  /** The caps on costly list queries running at once. */
+  costlyQueries: CostlyQueryGate;
+  /** Longest field name a query may name. */
+  maxFieldNameLength: number;
+  /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */
+  maxRecordBytes: number;
+  /** Largest list page in bytes (MAX_PAGE_BYTES). */
+  maxPageBytes: number;
+  /** The operator's schema for the collection: creates and the results of changes must pass it. */
+  schema?: CollectionSchema;
+}
+
+/** Registers every path of `resource`, each documented (src/http/openapi/operations.ts). */
+export function registerResourceRoutes(
+  app: FastifyInstance,
+  resource: ResourceDefinition,
+  options: ResourceRoutesOptions,
+) {
+  const docs = operationDocs(resource, options.schema);
+  const op = operations(resource, options);
+  const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
+  const list = withDocs(op.list, docs.list);
+  const create = withDocs(op.create, docs.create);
+  const itemOps = {
+    GET: withDocs(op.read, docs.read),
+    PUT: withDocs(op.modify, docs.modify),
+    PATCH: withDocs(op.modify, docs.patch),
+    DELETE: withDocs(op.remove, docs.remove),
+  };
+  registerPaths(app, [
+    { url: `/${resource.plural}/`, operations: { GET: list } },
+    { url: `/${resource.singular}/`, operations: { POST: create } },
+    { url: `/${resource.singular}/:id/`, operations: itemOps },
+    // The plural forms most REST clients assume: POST /users/ and /users/7/.
+    { url: `/${resource.plural}/`, alias: true, operations: { POST: create } },
+    { url: `/${resource.plural}/:id/`, alias: true, operations: itemOps },
+  ]);
+}
+
+function operations(resource: ResourceDefinition, options: ResourceRoutesOptions) {
+  const { collection } = options;
+  const paths = canonicalPaths(resource);
+  const notFound = (id: string | number) =>
+    new HttpProblem('not-found', `There is no ${resource.singular} with id ${JSON.stringify(String(id))}.`);
+
+  /** The record id of an item path; anything but a positive integer names no record. */
+  const idOf = (request: FastifyRequest): number => {
+    const raw = (request.params as IdParams).id;
+    const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
+    if (!Number.isSafeInteger(id) || id < 1) throw notFound(raw);
+    return id;
+  };
+
+  /** Refuses a record that breaks the schema, with every violation at once. */
+  const ensureValid = (violations: SchemaViolation[], what: string) => {
+    if (violations.length === 0) return;
+    const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
+    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+      errors: violations,
+    });
+  };
+  const { schema } = options;
+  const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
+
+  const created = (reply: FastifyReply, record: StoredRecord) =>
+    sendRecord(reply.header('location', paths.item(record.id)), 201, record);
+
+  const list: Operation = {
+    schema: { querystring: ListQuerySchema },
+    async handler(request, reply) {
+      const { query, sortKey, fields } = parseListQuery(request.query as RawListQuery, options.maxFieldNameLength);
+      const counted = prefers(request, 'count', 'exact');
+      const read = () =>
+        Promise.all([
+          readPage(collection, query, recordRenderer(fields), options.maxPageBytes),
+          counted ? collection.count(query) : undefined,
+        ]);
+      const [page, total] =
+        counted || collection.isCostly(query)
+          ? await options.costlyQueries.run(rateLimitKey(request), read)
+          : await read();
+      if (page.more && page.last) {
+        reply.header(
+          'link',
+          `<${nextPage(request.url, paths.collection, encodeCursor(page.last.position, sortKey))}>; rel="next"`,
+        );
+      }
+      if (total !== undefined) reply.header('x-total-count', String(total)).header('preference-applied', 'count=exact');
+      return reply.type(JSON_TYPE).send(`[${page.records.join(',')}]`);
+    },
+  };
+
+  const read: Operation = {
+    schema: { params: IdParamsSchema },
+    async handler(request, reply) {
+      const id = idOf(request);
+      const record = await collection.get(id);
+      if (!record) throw notFound(id);
+      if (noneMatchHits(request.headers['if-none-match'], record)) {
+        return reply.code(304).header('etag', etagOf(record)).send();
+      }
+      return sendRecord(reply, 200, record);
+    },
+  };
+
+  const create: Operation = {
+    async handler(request, reply) {
+      const fields = clientFields(request.body);
+      if (schema) ensureValid(schema.check(fields), 'sent');
+      const data = JSON.stringify(fields);
+      const bytes = Buffer.byteLength(data);
+      if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
+      const key = idempotencyKeyOf(request);
+      if (key === undefined) return created(reply, await collection.create(data));
+
+      const what = { method: request.method, path: paths.create, body: data };
+      const outcome = await claimKey(options.idempotencyKeys, request, key, what, options.idempotency);
+      if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
+      try {
+        return created(reply, await collection.create(data, outcome.claim));
+      } catch (error) {
+        // Nothing was written: let a retry run again rather than wait for the claim to go stale.
+        await options.idempotencyKeys
+          .release(outcome.claim.scope, outcome.claim.key, outcome.claim.token)
+          .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
+        throw error;
+      }
+    },
+  };
+
+  const modify: Operation = {
+    schema: { params: IdParamsSchema },
+    async handler(request, reply) {
+      const id = idOf(request);
+      // Parsed already: the store merges the object, without writing and reading it again.
+      const patch = clientFields(request.body);
+      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
+      const maxBytes = options.maxRecordBytes;
+      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged, maxBytes });
+      if (!record) throw notFound(id);
+      return sendRecord(reply, 200, record);
+    },
+  };
+
+  const remove: Operation = {
+    schema: { params: IdParamsSchema },
+    async handler(request, reply: FastifyReply) {
+      const id = idOf(request);
+      const record = await collection.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
+      if (!record) throw notFound(id);
+      if (prefers(request, 'return', 'minimal')) {
+        return reply.code(204).header('preference-applied', 'return=minimal').send();
+      }
+      return sendRecord(reply, 200, record);
+    },
+  };
+
+  return { list, read, create, modify, remove };
+}
+
+/** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */
+function nextPage(requestUrl: string, collectionPath: string, cursor: string): string {
+  const query = new URLSearchParams(requestUrl.split('?')[1] ?? '');
+  query.delete('cursor');
+  query.delete('offset');
+  query.set('cursor', cursor);
+  return `${collectionPath}?${query.toString()}`;
+}

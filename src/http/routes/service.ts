@@ -1,0 +1,156 @@
+/**
+ * The routes around the collections: liveness, readiness, the index of links (or the
+ * browser console, for a browser), and the descriptions behind each problem `type`. None
+ * shows a record, so all are public; the probes also stay out of the request budget
+ * (load balancers and orchestrators must get the truth), and liveness out of load shedding
+ * (a busy process is not a dead one).
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
+import type { Store } from '../../store/store.js';
+import { jsonResponse, problemResponses } from '../openapi/responses.js';
+import {
+  HealthSchema,
+  IndexSchema,
+  ProblemKindParams,
+  ProblemTypeSchema,
+  ReadySchema,
+} from '../openapi/service-schemas.js';
+import { registerPaths } from '../paths.js';
+import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
+import { appendVary } from '../vary.js';
+import { JSON_TYPE } from './records/record-response.js';
+
+const service = { tags: ['service'] };
+
+export interface ServiceRoutesOptions {
+  store: Store;
+  resources: readonly ResourceDefinition[];
+}
+
+export const serviceRoutes = fp(serveService, {
+  name: 'restock-service-routes',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi', 'restock-console'],
+});
+
+async function serveService(app: FastifyInstance, { store, resources }: ServiceRoutesOptions): Promise<void> {
+  const index = JSON.stringify({
+    name: 'restock',
+    collections: Object.fromEntries(
+      resources.map((r) => {
+        const paths = canonicalPaths(r);
+        return [
+          r.plural,
+          { description: r.description, list: paths.collection, create: paths.create, item: paths.item('{id}') },
+        ];
+      }),
+    ),
+    health: '/healthz',
+    ready: '/readyz',
+    docs: '/docs/',
+    openapi: '/openapi.json',
+    metrics: '/metrics',
+  });
+
+  registerPaths(app, [
+    {
+      url: '/',
+      policy: { public: true },
+      operations: {
+        GET: {
+          docs: {
+            ...service,
+            summary: 'Index of links (the browser console for a browser)',
+            description:
+              'API clients get a JSON index of links; a request that prefers text/html (a browser) gets the ' +
+              'console, a page to list, create, edit and delete records. Responses vary on Accept.',
+            response: {
+              200: {
+                description: 'The index, or the console page.',
+                headers: { Vary: Type.String({ description: 'Accept: the answer depends on it.' }) },
+                content: {
+                  'application/json': { schema: IndexSchema },
+                  'text/html': { schema: Type.String() },
+                },
+              },
+              ...problemResponses([]),
+            },
+          },
+          handler: (request, reply) => {
+            appendVary(reply, 'Accept');
+            if (app.consolePage.wanted(request)) return app.consolePage.send(reply);
+            return reply.type(JSON_TYPE).send(index);
+          },
+        },
+      },
+    },
+    {
+      url: '/healthz',
+      logLevel: 'warn',
+      policy: { public: true, rateLimit: false, shed: false },
+      operations: {
+        GET: {
+          docs: {
+            ...service,
+            summary: 'Liveness: the process runs',
+            response: { 200: jsonResponse('Alive.', HealthSchema), ...problemResponses([]) },
+          },
+          handler: async () => ({ status: 'ok' }),
+        },
+      },
+    },
+    {
+      url: '/readyz',
+      logLevel: 'warn',
+      policy: { public: true, rateLimit: false },
+      operations: {
+        GET: {
+          docs: {
+            ...service,
+            summary: 'Readiness: the database answers',
+            response: {
+              200: jsonResponse('Ready to serve.', ReadySchema),
+              ...problemResponses(['service-unavailable']),
+            },
+          },
+          async handler() {
+            try {
+              await store.ping();
+            } catch (error) {
+              throw new HttpProblem('service-unavailable', `The ${store.dialect} database does not answer.`, {
+                headers: { 'retry-after': '5' },
+                cause: error,
+              });
+            }
+            return { status: 'ready', store: store.dialect };
+          },
+        },
+      },
+    },
+    {
+      url: '/problems/:kind',
+      policy: { public: true },
+      operations: {
+        GET: {
+          schema: { params: ProblemKindParams },
+          docs: {
+            ...service,
+            summary: 'What a problem type means',
+            response: {
+              200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeSchema),
+              ...problemResponses(['not-found']),
+            },
+          },
+          async handler(request) {
+            const kind = (request.params as { kind: string }).kind;
+            if (!Object.hasOwn(PROBLEM_TYPES, kind)) throw new HttpProblem('not-found', `No problem type "${kind}".`);
+            return { type: problemTypeUri(kind as ProblemKind), ...PROBLEM_TYPES[kind as ProblemKind] };
+          },
+        },
+      },
+    },
+  ]);
+}

@@ -1,9 +1,0 @@
-import { readFileSync } from 'node:fs';
-
-/**
- * The package's version, read from package.json beside src/ (and dist/, which sits at the
- * same depth), so that --version and the OpenAPI document never drift from it.
- */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;

@@ -1,0 +1,83 @@
+/**
+ * The floors of src/, kept by the code rather than by review: core, then config, then store,
+ * then http, then commands, then the server. A module may import its own floor and those
+ * below it, never one above (docs/architecture.md says why each floor sits where it does).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const FLOORS = ['core', 'config', 'store', 'http', 'commands', 'server'] as const;
+type Floor = (typeof FLOORS)[number];
+
+/** The files at the top of src/ that are not a folder's: the process itself. */
+const SERVER_FILES = new Set(['server.ts', 'cluster.ts']);
+
+/** The floor of a file, by its path under src/; undefined for a file that is on none. */
+export function floorOf(path: string): Floor | undefined {
+  const [top, ...rest] = path.split('/');
+  if (rest.length === 0) return SERVER_FILES.has(top ?? '') ? 'server' : undefined;
+  return FLOORS.find((floor) => floor === top && floor !== 'server');
+}
+
+/** Every relative module a source imports (`import`, `export … from`, `import()`), as written. */
+export function importsOf(source: string): string[] {
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((file) => file.fileName)
+    .filter((name) => name.startsWith('.'));
+}
+
+/** Every arrow up a floor among `files` (path under src/ → source), as "file → import (floor → floor)". */
+export function arrowsUp(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [path, source] of files) {
+    const from = floorOf(path);
+    if (from === undefined) continue;
+    for (const specifier of importsOf(source)) {
+      const target = posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts');
+      const to = floorOf(target);
+      if (to !== undefined && FLOORS.indexOf(to) > FLOORS.indexOf(from)) {
+        found.push(`src/${path} imports ${specifier} (${from} → ${to})`);
+      }
+    }
+  }
+  return found;
+}
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** Every source file under src/, by its path there (with `/` on every system). */
+function sources(): Map<string, string> {
+  const names = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'));
+  return new Map(names.map((name) => [name.split('\\').join('/'), readFileSync(join(SRC, name), 'utf8')]));
+}
+
+describe('the floors of src/', () => {
+  it('hold every file: a file on no floor could import anything', () => {
+    const homeless = [...sources().keys()].filter((path) => floorOf(path) === undefined);
+    assert.deepEqual(homeless, [], `put these under ${FLOORS.slice(0, -1).join(', ')} or beside server.ts`);
+  });
+
+  it('are never climbed: no module imports a floor above its own', () => {
+    assert.deepEqual(arrowsUp(sources()), []);
+  });
+
+  it('are checked for real: an arrow up is found, with its file and import', () => {
+    const files = new Map([
+      ['core/a.ts', "import type { B } from '../store/b.js';\nexport const a = 1;"],
+      ['store/b.ts', "import { a } from '../core/a.js';\nexport { c } from '../http/c.js';"],
+      ['http/c.ts', "const d = await import('../commands/d.js');\nimport { a } from '../core/a.js';"],
+      ['config/e.ts', "import {\n  a,\n} from '../core/a.js';\nimport '../server.js';"],
+    ]);
+    assert.deepEqual(arrowsUp(files), [
+      'src/core/a.ts imports ../store/b.js (core → store)',
+      'src/store/b.ts imports ../http/c.js (store → http)',
+      'src/http/c.ts imports ../commands/d.js (http → commands)',
+      'src/config/e.ts imports ../server.js (config → server)',
+    ]);
+  });
+});
