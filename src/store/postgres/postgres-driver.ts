@@ -72,6 +72,8 @@ export async function openPostgres(
       },
     ],
     read: (statement) => query(pool, statement),
+    // A pooled query hands over every row at once: the page's SQL stops at the budget.
+    stopsAtBytes: false,
     write: (statement) => query(pool, statement),
     transaction: (work) => inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s))),
     locked: (work) =>

@@ -21,7 +21,13 @@ export interface SqlDriver {
    * Runs a read. A `costly` one (a scan, a sort without an index: sql/query-cost.ts) may
    * take long, and must never hold the event loop while it does.
    */
-  read(statement: Sql, costly: boolean): Promise<Result>;
+  read(statement: Sql, costly: boolean, maxBytes?: number): Promise<Result>;
+  /**
+   * Whether `read` itself stops once the rows' `data` hold `maxBytes` (the row that reaches
+   * it included), reading rows one at a time; otherwise the core writes the stop into the
+   * SQL, which costs the database a second pass over the page.
+   */
+  readonly stopsAtBytes: boolean;
   /** Runs one write; resolves once it is durable. */
   write(statement: Sql): Promise<Result>;
   /**

@@ -97,8 +97,15 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
   const columns = recordColumns(dialect);
   return {
     async list(query) {
-      const page = selectPage(dialect, isIndexed, table, columns, query);
-      const { rows } = await guard(driver.read(page, isCostly(query, isIndexed)));
+      const { maxBytes } = query;
+      const page = selectPage(
+        dialect,
+        isIndexed,
+        table,
+        columns,
+        driver.stopsAtBytes ? { ...query, maxBytes: undefined } : query,
+      );
+      const { rows } = await guard(driver.read(page, isCostly(query, isIndexed), maxBytes));
       return rows.map((row) => listedRecord(row, page.positionColumns));
     },
     isCostly: (query) => isCostly(query, isIndexed),

@@ -15,7 +15,7 @@ import { sqliteDialect } from './sqlite-dialect.js';
 import { sqliteFaults } from './sqlite-faults.js';
 import Database from './sqlite-library.js';
 import { sqliteSchema } from './sqlite-schema.js';
-import { statementCache } from './statement-cache.js';
+import { readRows, statementCache } from './statement-cache.js';
 
 /** How long a writer waits for another process's write lock before giving up (ms). */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -37,14 +37,14 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
-/** Runs statements of the core on `db`, synchronously. */
-export function statementRunner(db: Db): (statement: Sql) => Result {
+/** Runs statements of the core on `db`, synchronously; a read stops at `maxBytes` of data. */
+export function statementRunner(db: Db): (statement: Sql, maxBytes?: number) => Result {
   const prepare = statementCache(db);
-  return ({ text, values }) => {
+  return ({ text, values }, maxBytes) => {
     const prepared = prepare(text);
-    const params = values.length > 0 ? [named(values)] : [];
-    if (!prepared.reader) return { rows: [], changes: prepared.run(...params).changes };
-    const rows = prepared.all(...params) as Result['rows'];
+    const params = named(values);
+    if (!prepared.reader) return { rows: [], changes: prepared.run(params).changes };
+    const rows = readRows(prepared, params, maxBytes);
     return { rows, changes: rows.length };
   };
 }

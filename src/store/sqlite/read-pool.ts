@@ -46,10 +46,11 @@ export class ReadPool {
   }
 
   /** Runs `sql` on a pool thread; resolves with its rows. */
-  async run(sql: string, params: ReadRequest['params']): Promise<Record<string, unknown>[]> {
+  async run(sql: string, params: ReadRequest['params'], maxBytes?: number): Promise<Record<string, unknown>[]> {
     let reply: ReadReply;
     try {
-      reply = await this.#pool.run({ sql, params }, { signal: AbortSignal.timeout(this.#timeoutMs) });
+      const request: ReadRequest = { sql, params, ...(maxBytes === undefined ? {} : { maxBytes }) };
+      reply = await this.#pool.run(request, { signal: AbortSignal.timeout(this.#timeoutMs) });
     } catch (error) {
       if ((error as Error).name === 'AbortError') {
         throw new StatementTimeoutError(this.#timeoutMs, { cause: error });

@@ -5,12 +5,14 @@
 import { workerData } from 'piscina';
 import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
 import Database from './sqlite-library.js';
-import { statementCache } from './statement-cache.js';
+import { readRows, statementCache } from './statement-cache.js';
 
 /** What the pool asks of a thread. */
 export interface ReadRequest {
   sql: string;
   params: Record<string, unknown>;
+  /** Stop once the rows' data hold this many bytes (see readRows). */
+  maxBytes?: number;
 }
 
 /** What a thread answers: the rows, or the error's message and SQLite code (errors lose their class on the way). */
@@ -24,9 +26,9 @@ db.pragma('query_only = 1');
 db.function(FOLD_CASE_FUNCTION, { deterministic: true }, (text) => foldCase(String(text)));
 const prepare = statementCache(db);
 
-export default function read({ sql, params }: ReadRequest): ReadReply {
+export default function read({ sql, params, maxBytes }: ReadRequest): ReadReply {
   try {
-    return { rows: prepare(sql).all(params) as Record<string, unknown>[] };
+    return { rows: readRows(prepare(sql), params, maxBytes) };
   } catch (error) {
     const { message, code } = error as { message: string; code?: string };
     return { error: { message, ...(typeof code === 'string' ? { code } : {}) } };

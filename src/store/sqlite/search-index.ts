@@ -45,8 +45,10 @@ export function* syncSearchIndex(table: string): Program<void> {
   const add = `INSERT INTO ${index} (rowid, text) VALUES (new.id, ${SEARCH_TEXT_FUNCTION}(new.data));`;
   const drop = `INSERT INTO ${index} (${index}, rowid, text) VALUES ('delete', old.id, ${SEARCH_TEXT_FUNCTION}(old.data));`;
   yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON "${table}" BEGIN ${add} END`);
+  // Only when the strings changed: a merge of numbers (a price, a stock) leaves the index be.
   yield sql(
-    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF data ON "${table}" BEGIN ${drop} ${add} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF data ON "${table}" ` +
+      `WHEN ${SEARCH_TEXT_FUNCTION}(old.data) IS NOT ${SEARCH_TEXT_FUNCTION}(new.data) BEGIN ${drop} ${add} END`,
   );
   yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON "${table}" BEGIN ${drop} END`);
 }

@@ -62,11 +62,12 @@ export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'stat
         read: () => commits.stats.units,
       },
     ],
-    async read(statement, costly) {
-      if (!costly || !reads) return run(statement);
-      const rows = await reads.run(statement.text, named(statement.values));
+    async read(statement, costly, maxBytes) {
+      if (!costly || !reads) return run(statement, maxBytes);
+      const rows = await reads.run(statement.text, named(statement.values), maxBytes);
       return { rows, changes: 0 };
     },
+    stopsAtBytes: true,
     write: (statement) => commits.run(() => run(statement)),
     transaction: (work) => commits.run(() => runProgram(work(), run)),
     async locked(work) {
