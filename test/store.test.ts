@@ -1,7 +1,9 @@
 /** The storage interface itself, run against every store. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
+import Database from '../src/store/sqlite/sqlite-library.js';
 import { type Store, type UniqueField, UniqueViolationError } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -234,6 +236,30 @@ for (const kind of STORE_KINDS) {
       assert.equal((await search('copper')).length, 1);
     });
 
+    it('drops the search index with SEARCH_INDEX=false, searches alike without it, and makes it again', async () => {
+      const found = async (target: Store) =>
+        (await target.collection('things').list({ where: [], search: 'lantern', sort: [], limit: 10 })).map(
+          (record) => record.id,
+        );
+      const lantern = await store.collection('things').create('{"name":"Brass Lantern"}');
+      const without = await openStore(db.url, ['things'], { ...DEFAULT_STORE_OPTIONS, searchIndex: false });
+      try {
+        assert.equal(await searchIndexExists(db.url, 'things'), false);
+        const unindexed = await without.collection('things').create('{"note":"a lantern, unindexed"}');
+        assert.deepEqual(await found(without), [lantern.id, unindexed.id]);
+        await without.collection('things').remove(unindexed.id);
+      } finally {
+        await without.close();
+      }
+      const again = await openStore(db.url, ['things'], DEFAULT_STORE_OPTIONS);
+      try {
+        assert.equal(await searchIndexExists(db.url, 'things'), true);
+        assert.deepEqual(await found(again), [lantern.id], 'rebuilt from the records as they are now');
+      } finally {
+        await again.close();
+      }
+    });
+
     it('migrates once, and again is a no-op', async () => {
       const again = await openStore(db.url, ['things']);
       await again.close();
@@ -333,3 +359,22 @@ describe('DATABASE_URL', () => {
     await assert.rejects(openStore('sqlite:', ['things']), /DATABASE_URL/);
   });
 });
+
+/** Whether the search index of `table` is in the database at `url` (an FTS5 table, or a GIN index). */
+async function searchIndexExists(url: string, table: string): Promise<boolean> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(`${table}_search`) !== undefined;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [`${table}_search`])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}

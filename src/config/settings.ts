@@ -47,6 +47,12 @@ export const SETTINGS = {
     group: 'database',
     help: 'fields to index, `collection:field,field;…` (dotted names for nested fields)',
   },
+  searchIndex: {
+    default: 'true',
+    parse: yesNo,
+    group: 'database',
+    help: 'keep a trigram index for `q=` search, made on start; `false` drops it, which spares every write its upkeep, and `q=` then reads every record',
+  },
   schemas: {
     default: '',
     parse: text,

@@ -17,6 +17,7 @@ export function storeOptionsOf(config: Config, schemas: ReadonlyMap<string, Coll
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeout,
     statementTimeoutMs: config.databaseStatementTimeout,
+    searchIndex: config.searchIndex,
   };
 }
 

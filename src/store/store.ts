@@ -190,6 +190,8 @@ export interface StoreOptions {
   connectTimeoutMs: number;
   /** How long one statement may run before the database cancels it (a 503). */
   statementTimeoutMs: number;
+  /** Whether `q=` search has a trigram index (kept by every write); without, it reads every record. Default true. */
+  searchIndex?: boolean;
 }
 
 export * from './list-query-model.js';

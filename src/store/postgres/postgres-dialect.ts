@@ -73,11 +73,11 @@ export function postgresDialectFor(hasIcu: boolean): SqlDialect {
  * trigram index find the candidates, which the scan then checks each string by string.
  */
 function searchWith(fold: (text: string) => string): SqlDialect['search'] {
-  return (_table, needle, param) => {
+  return (_table, needle, param, indexed = true) => {
     const scan =
       `EXISTS (SELECT 1 FROM jsonb_path_query(data, 'strict $.**') AS v ` +
       `WHERE jsonb_typeof(v) = 'string' AND strpos(${fold("(v #>> '{}')")}, ${param(needle)}::text) > 0)`;
-    if ([...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
+    if (!indexed || [...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
     const pattern = `%${needle.replace(/[\\%_]/g, '\\$&')}%`;
     return `(${SEARCH_TEXT_FUNCTION}(data) LIKE ${param(pattern)} AND ${scan})`;
   };

@@ -103,7 +103,7 @@ const migrations: readonly Migration[] = [
 export function postgresSchema(fold: (text: string) => string, warn: (message: string) => void): SchemaDdl {
   return {
     migrations,
-    syncCollections: (collections) => syncCollections(collections, fold, warn),
+    syncCollections: (collections, searchIndex) => syncCollections(collections, searchIndex, fold, warn),
     listIndexes: (collections) => ({
       text: `SELECT tablename AS "table", indexname AS name, indexdef LIKE 'CREATE UNIQUE %' AS "unique"
              FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY($1)`,
@@ -114,6 +114,7 @@ export function postgresSchema(fold: (text: string) => string, warn: (message: s
 
 function* syncCollections(
   collections: readonly string[],
+  searchIndex: boolean,
   fold: (text: string) => string,
   warn: (message: string) => void,
 ): Program<void> {
@@ -134,7 +135,8 @@ function* syncCollections(
       `CREATE TRIGGER "${trigger}" AFTER DELETE ON "${table}" FOR EACH ROW EXECUTE FUNCTION restock_forget_keys()`,
     );
   }
-  yield* syncSearchIndexes(collections, fold, warn);
+  if (searchIndex) yield* syncSearchIndexes(collections, fold, warn);
+  else for (const table of collections) yield sql(`DROP INDEX IF EXISTS "${searchIndexName(table)}"`);
 }
 
 /**

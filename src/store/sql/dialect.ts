@@ -46,9 +46,10 @@ export interface SqlDialect {
    * Whether some string anywhere in a record of `table`, its case folded as
    * {@link foldCase} does, contains `needle` (folded already), added with `param`. From
    * {@link SEARCH_INDEX_MIN_LENGTH} characters on, a trigram index narrows the records to
-   * read; shorter needles read every record.
+   * read; shorter needles read every record, and so does every needle when `indexed` is
+   * false (a store kept without the index: SEARCH_INDEX).
    */
-  search(table: string, needle: string, param: (value: unknown) => string): string;
+  search(table: string, needle: string, param: (value: unknown) => string, indexed?: boolean): string;
   /**
    * Whether the planner seeks an index with a row-value comparison on expression columns
    * (`(a, b) > (?, ?)`); without it, deep pages are read as one range per term.

@@ -71,9 +71,10 @@ export interface SchemaDdl {
   readonly migrations: readonly Migration[];
   /**
    * Makes what the collections need and lack (table, search index, triggers), on every
-   * start; a collection added since the database was made gets its table here.
+   * start; a collection added since the database was made gets its table here. Without
+   * `searchIndex`, a search index there is dropped.
    */
-  syncCollections(collections: readonly string[]): Program<void>;
+  syncCollections(collections: readonly string[], searchIndex: boolean): Program<void>;
   /** The indexes of the collections' tables: `table`, `name`, and `unique` (truthy). */
   listIndexes(collections: readonly string[]): Sql;
 }

@@ -23,6 +23,8 @@ export interface SchemaTarget {
   collections: readonly string[];
   indexes: readonly IndexedField[];
   unique: readonly UniqueField[];
+  /** Whether the collections keep a search index (made when missing, dropped when not wanted). */
+  searchIndex: boolean;
 }
 
 /** Brings the schema in line with `target`; returns the migrations applied. */
@@ -33,7 +35,7 @@ export function* syncSchema(
   isUniqueFailure: (error: unknown) => boolean,
 ): Program<number[]> {
   const applied = yield* migrate(dialect, ddl, target.collections);
-  yield* ddl.syncCollections(target.collections);
+  yield* ddl.syncCollections(target.collections, target.searchIndex);
   for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
   yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
   return applied;

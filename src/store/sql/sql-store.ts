@@ -22,7 +22,7 @@ export async function openSqlStore(
   driver: SqlDriver,
   ddl: SchemaDdl,
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex'>,
 ): Promise<Store> {
   const guard = storeErrors(driver, collections, options);
   const target = schemaTarget(collections, options);
@@ -32,11 +32,19 @@ export async function openSqlStore(
     await driver.close();
     throw error;
   }
+  // Without the search index, every search reads every record (the index is gone).
+  const { dialect } = driver;
+  const searching: SqlDriver = target.searchIndex
+    ? driver
+    : {
+        ...driver,
+        dialect: { ...dialect, search: (table, needle, param) => dialect.search(table, needle, param, false) },
+      };
   return {
     dialect: driver.name,
     gauges: driver.gauges,
     collection: collectionLookup(collections, (name) =>
-      sqlCollection(driver, guard, name, indexedIn(options.indexes, name)),
+      sqlCollection(searching, guard, name, indexedIn(options.indexes, name)),
     ),
     idempotency: sqlIdempotencyKeys(driver, guard),
     ping: () => guard(driver.ping()),
@@ -46,9 +54,9 @@ export async function openSqlStore(
 
 export function schemaTarget(
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex'>,
 ): SchemaTarget {
-  return { collections, indexes: options.indexes, unique: options.unique };
+  return { collections, indexes: options.indexes, unique: options.unique, searchIndex: options.searchIndex ?? true };
 }
 
 export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unknown) => boolean {

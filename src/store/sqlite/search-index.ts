@@ -11,6 +11,9 @@ import { foldCase } from '../sql/case-fold.js';
 import { searchIndexName } from '../sql/dialect.js';
 import { type Program, sql } from '../sql/program.js';
 
+/** The events whose triggers keep the index. */
+const TRIGGERS = ['insert', 'update', 'delete'] as const;
+
 /** The name SQLite knows {@link searchText} by. */
 export const SEARCH_TEXT_FUNCTION = 'restock_search_text';
 
@@ -33,7 +36,7 @@ export function* syncSearchIndex(table: string): Program<void> {
     // Contentless: the index holds trigrams only, not a second copy of the text. A row is
     // taken out with FTS5's 'delete' command and its text made again from the record
     // (contentless_delete's tombstones grew the cost of each delete with the deletes before
-    // it). detail=none: rowids only, no positions, a third cheaper to write; a search asks
+    // it). detail=none: rowids only, no positions, a quarter cheaper to write; a search asks
     // for its needle's trigrams each on its own, and checks the records found exactly.
     yield sql(
       `CREATE VIRTUAL TABLE ${index} USING fts5(text, tokenize = 'trigram case_sensitive 1', content = '', ` +
@@ -41,9 +44,9 @@ export function* syncSearchIndex(table: string): Program<void> {
     );
     yield sql(`INSERT INTO ${index} (rowid, text) SELECT id, ${SEARCH_TEXT_FUNCTION}(data) FROM "${table}"`);
   }
-  const trigger = (event: string) => `"${searchIndexName(table)}_${event}"`;
   const add = `INSERT INTO ${index} (rowid, text) VALUES (new.id, ${SEARCH_TEXT_FUNCTION}(new.data));`;
   const drop = `INSERT INTO ${index} (${index}, rowid, text) VALUES ('delete', old.id, ${SEARCH_TEXT_FUNCTION}(old.data));`;
+  const trigger = (event: string) => `"${searchIndexName(table)}_${event}"`;
   yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON "${table}" BEGIN ${add} END`);
   // Only when the strings changed: a merge of numbers (a price, a stock) leaves the index be.
   yield sql(
@@ -51,6 +54,12 @@ export function* syncSearchIndex(table: string): Program<void> {
       `WHEN ${SEARCH_TEXT_FUNCTION}(old.data) IS NOT ${SEARCH_TEXT_FUNCTION}(new.data) BEGIN ${drop} ${add} END`,
   );
   yield sql(`CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON "${table}" BEGIN ${drop} END`);
+}
+
+/** Drops the search index of `table` and its triggers, where there are any (SEARCH_INDEX=false). */
+export function* dropSearchIndex(table: string): Program<void> {
+  for (const event of TRIGGERS) yield sql(`DROP TRIGGER IF EXISTS "${searchIndexName(table)}_${event}"`);
+  yield sql(`DROP TABLE IF EXISTS "${searchIndexName(table)}"`);
 }
 
 /**

@@ -53,10 +53,10 @@ export const sqliteDialect: SqlDialect = {
             : `type = 'text' AND atom = ${param(value)}`;
     return `(json_type(data, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(data, ${path}) WHERE ${element}))`;
   },
-  search(table, needle, param) {
+  search(table, needle, param, indexed = true) {
     // SQLite's own lower() folds ASCII only; the function the connection registers folds as PostgreSQL does.
     const scan = `EXISTS (SELECT 1 FROM json_tree(data) WHERE type = 'text' AND instr(${FOLD_CASE_FUNCTION}(atom), ${param(needle)}) > 0)`;
-    if ([...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
+    if (!indexed || [...needle].length < SEARCH_INDEX_MIN_LENGTH) return scan;
     // The index finds the records holding the needle's trigrams (see trigramQuery);
     // the scan then checks only those, each string on its own.
     const index = `"${searchIndexName(table)}"`;

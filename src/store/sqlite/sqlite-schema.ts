@@ -5,7 +5,7 @@
 import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
 import { MAX_ID } from '../store.js';
-import { syncSearchIndex } from './search-index.js';
+import { dropSearchIndex, syncSearchIndex } from './search-index.js';
 
 /** What a create past the last id is refused with (see {@link MAX_ID}). */
 export const IDS_EXHAUSTED = 'restock: ids exhausted';
@@ -64,11 +64,11 @@ const migrations: readonly Migration[] = [
 ];
 
 /** The table, search index and triggers of each collection, where missing. */
-function* syncCollections(collections: readonly string[]): Program<void> {
+function* syncCollections(collections: readonly string[], searchIndex: boolean): Program<void> {
   for (const table of collections) {
     const t = `"${table}"`;
     yield sql(collectionTableSql(table));
-    yield* syncSearchIndex(table);
+    yield* searchIndex ? syncSearchIndex(table) : dropSearchIndex(table);
     // An id above 2^53 - 1 would reach clients as a neighbour's (JSON numbers are doubles).
     yield sql(`CREATE TRIGGER IF NOT EXISTS "${table}_ids_end" AFTER INSERT ON ${t} WHEN new.id > ${MAX_ID}
       BEGIN SELECT RAISE(ABORT, '${IDS_EXHAUSTED}'); END`);
