@@ -124,7 +124,15 @@ async function runSession(session: readonly Scenario[], seed: string, work: stri
       const nodeFlags = profileFlags(target);
       servers.set(
         target,
-        await startServer({ target, database, pin: serverPin, nodeFlags, againstDir: options.against }),
+        await startServer({
+          target,
+          database,
+          pin: serverPin,
+          nodeFlags,
+          againstDir: options.against,
+          // --env is for restock (and the restock it is compared with), never the baseline.
+          ...(target === 'baseline' ? {} : { env: options.env }),
+        }),
       );
       nextId.set(target, 1);
     }
