@@ -78,7 +78,7 @@ export interface SqlDialect {
   readonly explicitIds: string;
   /** A statement to run after a restore gave ids of its own, so later creates go past them. */
   afterExplicitIds?(table: string): string;
-  /** Idempotency keys' clock: `now`, and the moment a parameter's milliseconds before it. */
+  /** Idempotency keys' clock: `now`, and the moment a parameter's milliseconds before it (after it, when negative). */
   readonly keyClock: { readonly now: string; ago(ms: string): string };
 }
 

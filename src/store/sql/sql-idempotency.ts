@@ -84,7 +84,8 @@ export function sqlIdempotencyKeys(driver: SqlDriver, guard: Guard): Idempotency
       await guard(driver.write(release({ scope, key, token })));
     },
     async sweep(before) {
-      return (await guard(driver.write(sweep({ ageMs: Math.max(0, Date.now() - before.getTime()) })))).changes;
+      // `before` as an age on the database's clock; a moment still to come is a negative age.
+      return (await guard(driver.write(sweep({ ageMs: Date.now() - before.getTime() })))).changes;
     },
   };
 }
