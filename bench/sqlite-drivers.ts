@@ -142,7 +142,7 @@ async function loadCandidates(): Promise<Candidate[]> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The database, as src/store/sqlite/connection.ts and migrations.ts make it.
+// The database, as src/store/sqlite/connection.ts and sqlite-schema.ts make it.
 
 function openLikeRestock(candidate: Candidate, path: string): Opened {
   const opened = candidate.open(path);
