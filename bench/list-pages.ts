@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
+import { declareCollections } from '../src/core/collections.js';
 import { encodeCursor } from '../src/http/routes/records/cursor.js';
 import { openStore } from '../src/store/open-store.js';
 
@@ -141,7 +142,7 @@ async function createDatabase(store: string, size: number) {
 async function seed(url: string, size: number) {
   const store = await openStore(url, ['users', 'products'], {
     ...storeOptions(),
-    indexes: defaultConfig().indexes,
+    indexes: declareCollections(defaultConfig()).indexes,
     unique: [],
   });
   try {

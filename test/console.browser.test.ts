@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { launchChromium } from './helpers/browser.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
@@ -125,7 +125,7 @@ describe('the console and the reference page in Chromium', () => {
   };
 
   for (const tunnel of [false, true]) {
-    for (const { plural, singular } of RESOURCES) {
+    for (const { plural, singular } of DEFAULT_RESOURCES) {
       const mode = tunnel ? 'switch on' : 'switch off';
       it(`creates, edits and deletes a ${singular} with the ${mode}`, async () => {
         await openConsole(plural);
@@ -436,7 +436,7 @@ describe('the console and the reference page in Chromium', () => {
     await page.goto(`${server.url}/docs/`);
     await page.locator('.opblock').first().waitFor();
     const operations = await page.locator('.opblock').count();
-    assert.ok(operations >= RESOURCES.length * 6 + 7, `${operations} operations shown`);
+    assert.ok(operations >= DEFAULT_RESOURCES.length * 6 + 7, `${operations} operations shown`);
     assert.ok(await page.getByText('HTTP-X-HTTP-METHOD').first().isVisible());
     const list = page.locator('#operations-users-listUsers');
     await list.locator('.opblock-summary').click();

@@ -24,7 +24,7 @@ import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
-import { RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
@@ -411,7 +411,7 @@ function bytesOf(request: HostileRequest): Buffer {
 /** Everything stored, versions and timestamps included. */
 async function snapshot(store: Store): Promise<string> {
   const all = await Promise.all(
-    RESOURCES.map((r) => store.collection(r.plural).list({ where: [], sort: [], limit: 1_000_000 })),
+    DEFAULT_RESOURCES.map((r) => store.collection(r.plural).list({ where: [], sort: [], limit: 1_000_000 })),
   );
   return JSON.stringify(all.map((records) => records.map(({ position: _p, ...record }) => record)));
 }
@@ -446,7 +446,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const store = await openStore(
         db.url,
-        RESOURCES.map((r) => r.plural),
+        DEFAULT_RESOURCES.map((r) => r.plural),
       );
       const config = defaultConfig({
         ...withKeys({ rateLimitMax: 0 }),
@@ -458,7 +458,7 @@ for (const kind of STORE_KINDS) {
       });
       const app = await buildApp({ config, store, logStream: false });
       try {
-        for (const { plural } of RESOURCES) {
+        for (const { plural } of DEFAULT_RESOURCES) {
           await store.collection(plural).createMany(['{"name":"a","price":1}', '{"name":"b","tags":["x"]}', '{}']);
         }
         await app.listen({ host: '127.0.0.1', port: 0 });

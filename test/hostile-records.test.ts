@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { readPage } from '../src/http/routes/records/list-page.js';
 import { mergePatch } from '../src/store/merge-patch.js';
 import { openStore } from '../src/store/open-store.js';
@@ -22,7 +22,7 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 for (const kind of STORE_KINDS) {
   describe(`ids stop at 2^53 - 1 (${kind.name})`, () => {
     const ctx = useApp(kind);
-    const { plural, singular } = RESOURCES[0] as (typeof RESOURCES)[number];
+    const { plural, singular } = DEFAULT_RESOURCES[0] as (typeof DEFAULT_RESOURCES)[number];
     const list = async () => body<{ id: number }[]>(await ctx.app.inject({ url: `/${plural}/?limit=1000` }));
 
     it('refuses an id above 2^53 - 1 on import, naming the line, and writes nothing of its batch', async () => {
@@ -65,7 +65,7 @@ for (const kind of STORE_KINDS) {
 for (const kind of STORE_KINDS) {
   describe(`lone surrogates are refused (${kind.name})`, () => {
     const ctx = useApp(kind);
-    const { plural, singular } = RESOURCES[0] as (typeof RESOURCES)[number];
+    const { plural, singular } = DEFAULT_RESOURCES[0] as (typeof DEFAULT_RESOURCES)[number];
     const send = (method: string, url: string, payload: string) =>
       ctx.app.inject({ method, url, headers: JSON_HEADERS, payload });
     const all = async () => (await ctx.app.inject({ url: `/${plural}/?limit=1000` })).body;
@@ -136,7 +136,7 @@ for (const kind of STORE_KINDS) {
     // MAX_RECORD_BYTES follows BODY_LIMIT unless set: both 4096 here.
     const LIMIT = 4096;
     const ctx = useApp(kind, { bodyLimit: LIMIT });
-    const { plural, singular } = RESOURCES[1] as (typeof RESOURCES)[number];
+    const { plural, singular } = DEFAULT_RESOURCES[1] as (typeof DEFAULT_RESOURCES)[number];
     const send = (method: string, url: string, payload: unknown, headers: Record<string, string> = {}) =>
       ctx.app.inject({ method, url, headers: { ...JSON_HEADERS, ...headers }, payload: JSON.stringify(payload) });
     /** The record's fields as compact JSON, in bytes: what MAX_RECORD_BYTES counts. */
@@ -239,7 +239,7 @@ for (const kind of STORE_KINDS) {
 for (const kind of STORE_KINDS) {
   describe(`import refuses a huge line early (${kind.name})`, () => {
     const ctx = useApp(kind);
-    const { plural } = RESOURCES[0] as (typeof RESOURCES)[number];
+    const { plural } = DEFAULT_RESOURCES[0] as (typeof DEFAULT_RESOURCES)[number];
 
     it('stops at the line limit, names the line, holds no more than that, and writes nothing of its batch', async () => {
       // MAX_RECORD_BYTES is 1 MiB by default, so lines may be 2 MiB and 4 KiB; this one is 64 MiB.
@@ -270,7 +270,7 @@ for (const kind of STORE_KINDS) {
 for (const kind of STORE_KINDS) {
   describe(`merges of many keys (${kind.name})`, () => {
     const ctx = useApp(kind, { bodyLimit: 4 << 20 });
-    const { singular } = RESOURCES[0] as (typeof RESOURCES)[number];
+    const { singular } = DEFAULT_RESOURCES[0] as (typeof DEFAULT_RESOURCES)[number];
     const keys = (prefix: string, count: number, value: (i: number) => unknown) =>
       Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, value(i)]));
     const send = (method: string, url: string, payload: unknown, headers: Record<string, string> = {}) =>
@@ -347,7 +347,7 @@ for (const kind of STORE_KINDS) {
   describe(`pages stay within MAX_PAGE_BYTES (${kind.name})`, () => {
     const MAX = 10_000;
     const ctx = useApp(kind, { maxPageBytes: MAX });
-    const { plural, singular } = RESOURCES[1] as (typeof RESOURCES)[number];
+    const { plural, singular } = DEFAULT_RESOURCES[1] as (typeof DEFAULT_RESOURCES)[number];
     const ids: number[] = [];
 
     /** Every page from `url` on, following Link rel="next". */
@@ -402,7 +402,7 @@ for (const kind of STORE_KINDS) {
 
   describe(`pages of records of 1 MB under the default MAX_PAGE_BYTES (${kind.name})`, () => {
     const ctx = useApp(kind, { bodyLimit: 1_100_000 });
-    const { plural, singular } = RESOURCES[1] as (typeof RESOURCES)[number];
+    const { plural, singular } = DEFAULT_RESOURCES[1] as (typeof DEFAULT_RESOURCES)[number];
 
     it('sends 8 records of 1 MB per page of 8 MiB, then the rest, never a 500', async () => {
       for (let n = 0; n < 12; n++) {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
+import { declareCollections } from '../src/core/collections.js';
 import { parseListQuery, type RawListQuery } from '../src/http/routes/records/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
@@ -22,7 +23,8 @@ import Database from '../src/store/sqlite/sqlite-library.js';
 import type { ListQuery, Position } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
-const { indexes, maxFieldNameLength } = defaultConfig();
+const { maxFieldNameLength } = defaultConfig();
+const { indexes } = declareCollections(defaultConfig());
 
 /**
  * Each case is a query string as a client sends it; the index it must use is the one on

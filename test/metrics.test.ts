@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../src/config/index.js';
-import { RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
@@ -105,7 +105,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const real = await openStore(
         db.url,
-        RESOURCES.map((r) => r.plural),
+        DEFAULT_RESOURCES.map((r) => r.plural),
       );
       // A real store reporting gauges of the kind a pooled store would (the PostgreSQL store's
       // pool is not merged yet): a plain value and one per label set.

@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { type Config, defaultConfig } from '../src/config/index.js';
-import { RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { buildApp } from '../src/http/app.js';
 import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
@@ -88,12 +88,12 @@ for (const kind of STORE_KINDS) {
       for (const head of all.filter((route) => route.startsWith('head '))) {
         assert.ok(expected.includes(head.replace('head ', 'get ')), head);
       }
-      assert.ok(expected.length >= RESOURCES.length * 6 + 7, `only ${expected.length} visible routes`);
+      assert.ok(expected.length >= DEFAULT_RESOURCES.length * 6 + 7, `only ${expected.length} visible routes`);
       const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
         METHODS.filter((m) => item[m]).map((m) => `${m} ${path}`),
       );
       assert.deepEqual(documented.sort(), [...new Set(expected)].sort());
-      for (const { plural, singular } of RESOURCES) {
+      for (const { plural, singular } of DEFAULT_RESOURCES) {
         for (const path of [`/${plural}/`, `/${singular}/`, `/${singular}/{id}/`]) assert.ok(doc.paths[path], path);
         assert.equal(doc.paths[`/${plural}/{id}/`], undefined, 'the plural item alias is hidden');
         assert.equal(doc.paths[`/${plural}/`]?.post, undefined, 'POST on the plural alias is hidden');
@@ -105,7 +105,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('documents each operation: parameters, bodies, success and every error as a problem', () => {
-      for (const resource of RESOURCES) {
+      for (const resource of DEFAULT_RESOURCES) {
         const Name = resource.singular.charAt(0).toUpperCase() + resource.singular.slice(1);
         const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [

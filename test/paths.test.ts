@@ -1,14 +1,14 @@
 /** SPEC §2: canonical paths, accepted aliases, HEAD, OPTIONS, 405 and 404, for both collections. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RESOURCES } from '../src/core/resources.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { CONTRACT_COLLECTIONS } from './helpers/contract-collections.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
-  for (const { plural, singular } of RESOURCES) {
+  for (const { plural, singular, settings } of CONTRACT_COLLECTIONS) {
     describe(`paths of ${plural} (${kind.name})`, () => {
-      const ctx = useApp(kind);
+      const ctx = useApp(kind, settings);
 
       it('serves the canonical paths', async () => {
         const made = await create(ctx.app, singular, { name: 'canonical' });

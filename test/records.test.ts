@@ -3,16 +3,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
-import { RESOURCES } from '../src/core/resources.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { CONTRACT_COLLECTIONS } from './helpers/contract-collections.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 for (const kind of STORE_KINDS) {
-  for (const { plural, singular } of RESOURCES) {
+  for (const { plural, singular, settings } of CONTRACT_COLLECTIONS) {
     describe(`records of ${plural} (${kind.name})`, () => {
-      const ctx = useApp(kind);
+      const ctx = useApp(kind, settings);
       const post = (payload: unknown, headers: Record<string, string> = JSON_HEADERS) =>
         ctx.app.inject({
           method: 'POST',

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config/index.js';
 import { loadCollectionSchemas } from '../src/core/collection-schema.js';
+import { declareCollections } from '../src/core/collections.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
@@ -216,9 +217,7 @@ for (const kind of STORE_KINDS) {
         const store = await openStore(db.url, ['users', 'products']);
         try {
           const lines: string[] = [];
-          const summary = await checkRecords(store, loadCollectionSchemas(STORE_SCHEMAS, ['users', 'products']), (l) =>
-            lines.push(l),
-          );
+          const summary = await checkRecords(store, loadCollectionSchemas(STORE_SCHEMAS), (l) => lines.push(l));
           assert.deepEqual(summary, { checked: 5, invalid: 2, badText: 0, duplicated: 1 });
           assert.deepEqual(lines, [
             `users/${made[1]?.id} /name: is required`,
@@ -246,7 +245,7 @@ describe('bad schema files', () => {
   };
   const refused = (dir: string, pattern: RegExp) =>
     assert.throws(
-      () => loadCollectionSchemas(dir, ['users', 'products']),
+      () => declareCollections({ schemas: dir, indexes: [] }),
       (e: Error) => e instanceof ConfigError && pattern.test(e.message) && !e.message.includes('\n'),
     );
 
@@ -261,10 +260,20 @@ describe('bad schema files', () => {
       folder({ 'users.json': '{"type": "object", "minimumLength": 3}' }),
       /users\.json is not a valid JSON Schema.*minimumLength/,
     );
+    refused(folder({ 'stock.schema.json': '{}' }), /stock\.schema\.json must name its singular \("x-singular"\)/);
     refused(
-      folder({ 'orders.schema.json': '{"type": "object"}' }),
-      /orders\.schema\.json names no collection: "orders"/,
+      folder({ 'Orders.schema.json': '{}' }),
+      /Orders\.schema\.json: the name "Orders" must be a lower-case word/,
     );
+    refused(folder({ 'sheep.schema.json': '{"x-singular": "sheep"}' }), /singular "sheep" must differ/);
+    refused(folder({ 'metrics.schema.json': '{"x-singular": "metric"}' }), /"metrics" .* keeps for itself/);
+    refused(folder({ 'idempotency_keys.json': '{}' }), /"idempotency_keys" .* keeps for itself/);
+    refused(
+      folder({ 'users.json': '{}', 'accounts.json': '{"x-singular": "users"}' }),
+      /"users" is both the singular of accounts and the plural of users/,
+    );
+    refused(folder({ 'users.json': '{"x-index": ["a b"]}' }), /users\.json is not a valid JSON Schema/);
+    refused(folder({}), /holds no <plural>\.schema\.json file/);
     refused(folder({ 'users.json': '{"type": "array"}' }), /users\.json must describe an object/);
     refused(folder({ 'users.json': '[]' }), /users\.json is not a JSON Schema object/);
     refused(folder({ 'users.json': '{"x-unique": ["a b"]}' }), /users\.json is not a valid JSON Schema/);

@@ -5,9 +5,9 @@
  * stored records; this is how an operator finds the ones to fix.
  */
 
-import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+import { declareCollections } from '../core/collections.js';
 import { checkLimits } from '../core/record-rules.js';
-import { RESOURCES } from '../core/resources.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
 import type { Position, Store } from '../store/store.js';
@@ -85,9 +85,14 @@ export async function checkRecords(
  * value, the very thing this lists.
  */
 export async function runCheck({ config, io }: CommandContext): Promise<number> {
-  const collections = RESOURCES.map((r) => r.plural);
-  const schemas = collectionSchemasOf(config, collections);
-  const store = await openStore(config.databaseUrl, collections, storeOptionsOf(config, new Map()));
+  const declared = declareCollections(config);
+  const { schemas } = declared;
+  const collections = declared.resources.map((r) => r.plural);
+  const store = await openStore(
+    config.databaseUrl,
+    collections,
+    storeOptionsOf(config, declared, { enforceUnique: false }),
+  );
   try {
     const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`), collections);
     io.stderr.write(

@@ -4,8 +4,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
-import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
-import { RESOURCES } from '../core/resources.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+import { declareCollections } from '../core/collections.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Collection } from '../store/store.js';
 
@@ -49,7 +49,7 @@ export const collectionOption = {
   collection: {
     type: 'string',
     short: 'c',
-    help: `the collection: ${RESOURCES.map((r) => r.plural).join(' or ')}`,
+    help: 'the collection, by its plural: users, products, or one SCHEMAS declares',
     placeholder: 'NAME',
   },
 } as const satisfies Record<string, OptionSpec>;
@@ -65,11 +65,11 @@ export async function openCollection(
   { enforceUnique }: { enforceUnique: boolean },
 ): Promise<{ name: string; collection: Collection; schema?: CollectionSchema; close(): Promise<void> }> {
   const name = options.collection;
-  const names = RESOURCES.map((r) => r.plural);
+  const declared = declareCollections(config);
+  const names = declared.resources.map((r) => r.plural);
   if (typeof name !== 'string' || !names.includes(name)) {
     throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
   }
-  const schemas = collectionSchemasOf(config, names);
-  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, enforceUnique ? schemas : new Map()));
-  return { name, collection: store.collection(name), schema: schemas.get(name), close: () => store.close() };
+  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, declared, { enforceUnique }));
+  return { name, collection: store.collection(name), schema: declared.schemas.get(name), close: () => store.close() };
 }

@@ -5,7 +5,6 @@
 import { isIP } from 'node:net';
 import { ConfigError } from '../core/config-error.js';
 import type { IndexedField } from '../core/indexed-field.js';
-import { RESOURCES } from '../core/resources.js';
 import { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 
 export type Parser<T> = (raw: string, name: string) => T;
@@ -68,15 +67,17 @@ export const trustedProxies: Parser<string> = (raw, name) => {
   return raw.trim();
 };
 
-/** Reads `users:email;products:sku,price,dimensions.weight`. */
+/**
+ * Reads `users:email;products:sku,price,dimensions.weight`. Whether each collection exists
+ * is checked once they are declared (src/core/collections.ts).
+ */
 export const indexes: Parser<readonly IndexedField[]> = (raw, name) => {
-  const known = RESOURCES.map((r) => r.plural);
   const fields: IndexedField[] = [];
   for (const group of raw.split(';').map((g) => g.trim())) {
     if (group === '') continue;
     const [collection = '', list = ''] = group.split(':', 2).map((part) => part.trim());
-    if (!known.includes(collection)) {
-      throw new ConfigError(`${name} names an unknown collection "${collection}" (known: ${known.join(', ')})`);
+    if (!/^[a-z][a-z0-9_]*$/.test(collection)) {
+      throw new ConfigError(`${name}: "${group}" does not start with a collection's name and a colon`);
     }
     for (const field of list.split(',').map((f) => f.trim())) {
       const path = field.split('.');

@@ -42,10 +42,10 @@ export const SETTINGS = {
     help: 'processes serving the port on this machine (node:cluster), on either store',
   },
   indexes: {
-    default: 'users:email;products:sku,price',
+    default: '',
     parse: indexes,
     group: 'database',
-    help: 'fields to index, `collection:field,field;…` (dotted names for nested fields)',
+    help: "more fields to index, `collection:field,field;…` (dotted for nested fields), beside users.email, products.sku and products.price; with SCHEMAS, deprecated for each schema's `x-index`",
   },
   searchIndex: {
     default: 'true',
@@ -57,7 +57,7 @@ export const SETTINGS = {
     default: '',
     parse: text,
     group: 'database',
-    help: 'a folder of JSON Schemas, one per collection (see [Collection schemas](#collection-schemas)); none: any object',
+    help: 'a folder of JSON Schemas, each `<plural>.schema.json` declaring a collection (see [Collection schemas](#collection-schemas)); none: users and products, any object',
   },
   idempotencyKeyHours: {
     default: '24',

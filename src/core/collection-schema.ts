@@ -1,11 +1,12 @@
 /**
  * Collection schemas: an operator's JSON Schema (draft 2020-12) per collection, read at
- * start from one folder (`users.schema.json`, `products.schema.json`), with the fields that
- * must be unique listed in the schema under `x-unique`. Without a schema, a record is any
- * JSON object.
+ * start from one folder (`users.schema.json`, `orders.schema.json`). Each file declares the
+ * collection it is named after (./collections.ts); annotations name its singular
+ * (`x-singular`), the fields to index (`x-index`) and those that must be unique (`x-unique`).
  *
  * ```json
  * { "type": "object", "required": ["email"], "properties": { "email": { "format": "email" } },
+ *   "x-singular": "person", "x-index": ["name"],
  *   "x-unique": [{ "field": "email", "ignoreCase": true }, "sku"] }
  * ```
  */
@@ -30,28 +31,26 @@ export interface CollectionSchema {
   file: string;
   /** The schema as written, for the API documentation. */
   document: Readonly<Record<string, unknown>>;
+  /** The name of one record (`x-singular`), when the schema gives it. */
+  singular?: string;
+  /** Dotted field paths to index (`x-index`). */
+  indexes: string[];
   unique: UniqueField[];
   /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
   check(record: unknown): SchemaViolation[];
 }
 
-/** The schemas the `SCHEMAS` setting names (none when it is empty). */
-export function collectionSchemasOf(
-  config: { readonly schemas: string },
-  collections: readonly string[],
-): Map<string, CollectionSchema> {
-  return config.schemas === '' ? new Map() : loadCollectionSchemas(config.schemas, collections);
-}
-
-/** The annotation that lists a collection's unique fields. */
+/** The annotations restock reads from a schema. */
 const UNIQUE_KEYWORD = 'x-unique';
+const SINGULAR_KEYWORD = 'x-singular';
+const INDEX_KEYWORD = 'x-index';
 
 /**
  * Reads every `*.json` file of `folder` as the schema of the collection it is named after
  * (`users.json` or `users.schema.json`). Anything wrong is a {@link ConfigError} of one
  * line naming the file.
  */
-export function loadCollectionSchemas(folder: string, collections: readonly string[]): Map<string, CollectionSchema> {
+export function loadCollectionSchemas(folder: string): Map<string, CollectionSchema> {
   let files: string[];
   try {
     files = readdirSync(folder).filter((name) => name.endsWith('.json'));
@@ -62,15 +61,14 @@ export function loadCollectionSchemas(folder: string, collections: readonly stri
   addFormats.default(ajv);
   useExactMultipleOf(ajv);
   ajv.addKeyword({ keyword: UNIQUE_KEYWORD, metaSchema: UNIQUE_META_SCHEMA });
+  ajv.addKeyword({ keyword: SINGULAR_KEYWORD, metaSchema: { type: 'string' } });
+  ajv.addKeyword({ keyword: INDEX_KEYWORD, metaSchema: { type: 'array', items: FIELD_PATH } });
 
   const schemas = new Map<string, CollectionSchema>();
   for (const name of files.sort()) {
     const file = join(folder, name);
     const collection = basename(name, '.json').replace(/\.schema$/, '');
     const fail = (why: string) => new ConfigError(`SCHEMAS: ${file} ${why}`);
-    if (!collections.includes(collection)) {
-      throw fail(`names no collection: "${collection}" is none of ${collections.join(', ')}`);
-    }
     if (schemas.has(collection)) throw fail(`is a second schema for ${collection}`);
     let document: Record<string, unknown>;
     try {
@@ -96,10 +94,13 @@ export function loadCollectionSchemas(folder: string, collections: readonly stri
         return { collection, path: field.split('.'), ignoreCase };
       },
     );
+    const singular = document[SINGULAR_KEYWORD] as string | undefined;
     schemas.set(collection, {
       collection,
       file,
       document,
+      ...(singular !== undefined && { singular }),
+      indexes: (document[INDEX_KEYWORD] ?? []) as string[],
       unique,
       check(record) {
         return validate(record) ? [] : (validate.errors ?? []).map(violation);
@@ -123,19 +124,19 @@ function violation(error: ErrorObject): SchemaViolation {
   return { pointer, message };
 }
 
+/** A dotted field path of plain names: indexes write it into SQL literally. */
+const FIELD_PATH = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})*$' };
+
 const UNIQUE_META_SCHEMA = {
   type: 'array',
   items: {
     anyOf: [
-      { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})*$' },
+      FIELD_PATH,
       {
         type: 'object',
         required: ['field'],
         additionalProperties: false,
-        properties: {
-          field: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})*$' },
-          ignoreCase: { type: 'boolean' },
-        },
+        properties: { field: FIELD_PATH, ignoreCase: { type: 'boolean' } },
       },
     ],
   },

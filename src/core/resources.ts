@@ -1,6 +1,6 @@
 /**
- * The collections restock serves. Each is one declaration of the same resource
- * definition: the routes, store tables and docs are all derived from it.
+ * What a collection is to the routes, tables and docs, and the two restock serves when no
+ * schema folder declares others (./collections.ts).
  */
 
 /** What it takes to serve a collection of records over HTTP. */
@@ -13,12 +13,22 @@ export interface ResourceDefinition {
   readonly description: string;
   /** A typical record's fields, shown in the reference page and prefilled by its "try it". */
   readonly example?: Readonly<Record<string, unknown>>;
+  /** Fields kept indexed, dotted for nested ones (a schema's `x-index`). */
+  readonly indexes?: readonly string[];
 }
 
-/** Declares a resource; names must be lower-case words, as they become paths and tables. */
+/**
+ * Declares a resource. Names must be lower-case words, as they become paths and tables, short
+ * enough for PostgreSQL's 63-byte identifiers once an index's suffix is added.
+ */
 export function defineResource(definition: ResourceDefinition): ResourceDefinition {
   for (const name of [definition.plural, definition.singular]) {
-    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`resource name "${name}" must be a lower-case word`);
+    if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) {
+      throw new Error(`the name "${name}" must be a lower-case word of at most 40 letters, digits and _`);
+    }
+  }
+  if (definition.plural === definition.singular) {
+    throw new Error(`the singular "${definition.singular}" must differ from the plural`);
   }
   return Object.freeze({ ...definition });
 }
@@ -28,6 +38,7 @@ export const users = defineResource({
   singular: 'user',
   description: 'People who have an account with the store.',
   example: { name: 'Ada Lovelace', email: 'ada@example.com' },
+  indexes: ['email'],
 });
 
 export const products = defineResource({
@@ -35,10 +46,11 @@ export const products = defineResource({
   singular: 'product',
   description: "The online store's catalogue.",
   example: { name: 'Teapot', sku: 'TEA-1', price: 19.5 },
+  indexes: ['sku', 'price'],
 });
 
-/** Every collection restock serves, in the order the index and docs list them. */
-export const RESOURCES: readonly ResourceDefinition[] = [users, products];
+/** The collections served when no schema folder declares them, in the order they are listed. */
+export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [users, products];
 
 /** The canonical paths of a resource: collection, create, and one record. */
 export function canonicalPaths(resource: ResourceDefinition) {

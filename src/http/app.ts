@@ -6,8 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from '../config/index.js';
-import { type CollectionSchema, collectionSchemasOf } from '../core/collection-schema.js';
-import { RESOURCES } from '../core/resources.js';
+import { type DeclaredCollections, declareCollections } from '../core/collections.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -35,11 +34,11 @@ export interface AppOptions {
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const collections = RESOURCES.map((r) => r.plural);
-  const schemas = collectionSchemasOf(config, collections);
-  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, schemas)));
+  const declared = declareCollections(config);
+  const collections = declared.resources.map((r) => r.plural);
+  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, declared)));
   try {
-    return await assemble(options, store, schemas);
+    return await assemble(options, store, declared);
   } catch (error) {
     // A plugin that cannot start (Redis unreachable) must not leave the database open.
     if (!options.store) await store.close();
@@ -48,13 +47,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /** The app around an open store: its plugins, in the order a request meets them. */
-async function assemble(
-  options: AppOptions,
-  store: Store,
-  schemas: ReadonlyMap<string, CollectionSchema>,
-): Promise<FastifyInstance> {
+async function assemble(options: AppOptions, store: Store, declared: DeclaredCollections): Promise<FastifyInstance> {
   const { config } = options;
+  const { resources, schemas } = declared;
   const app = Fastify(fastifyOptions(config, options.logStream));
+  for (const warning of declared.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
@@ -75,15 +72,15 @@ async function assemble(
   });
   app.register(plugins.jsonBody, { maxDepth: config.maxDepth, maxFieldNameLength: config.maxFieldNameLength });
   app.register(openApi, {
-    resources: RESOURCES,
+    resources,
     schemas,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0 },
   });
   app.register(plugins.metrics, { store });
   app.register(apiDocs);
   app.register(browserConsole);
-  app.register(serviceRoutes, { store, resources: RESOURCES });
-  app.register(recordRoutes, { store, resources: RESOURCES, schemas, config });
+  app.register(serviceRoutes, { store, resources });
+  app.register(recordRoutes, { store, resources, schemas, config });
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;

@@ -1,5 +1,5 @@
 import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
-import type { CollectionSchema } from '../core/collection-schema.js';
+import type { DeclaredCollections } from '../core/collections.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { openSqlStore } from './sql/sql-store.js';
 import { openSqliteDriver } from './sqlite/sqlite-driver.js';
@@ -7,13 +7,23 @@ import { sqliteSchema } from './sqlite/sqlite-schema.js';
 import type { Store, StoreOptions } from './store.js';
 
 /** What a store uses when the caller does not say: the settings' defaults, no indexes. */
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { ...storeOptionsOf(CONFIG_DEFAULTS, new Map()), indexes: [] };
+export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULTS, {
+  schemas: new Map(),
+  indexes: [],
+});
 
-/** The store options the settings ask for, with the unique fields of the collections' schemas. */
-export function storeOptionsOf(config: Config, schemas: ReadonlyMap<string, CollectionSchema>): StoreOptions {
+/**
+ * The store options the settings ask for, with the declared collections' indexes and, unless
+ * `enforceUnique` is false (for `check`, which lists shared values), their unique fields.
+ */
+export function storeOptionsOf(
+  config: Config,
+  declared: Pick<DeclaredCollections, 'schemas' | 'indexes'>,
+  { enforceUnique = true } = {},
+): StoreOptions {
   return {
-    indexes: config.indexes,
-    unique: [...schemas.values()].flatMap((schema) => schema.unique),
+    indexes: declared.indexes,
+    unique: enforceUnique ? [...declared.schemas.values()].flatMap((schema) => schema.unique) : [],
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeout,
     statementTimeoutMs: config.databaseStatementTimeout,
