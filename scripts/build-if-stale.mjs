@@ -18,8 +18,10 @@ const built = join(root, 'dist/server.js');
 if (!existsSync(built) || statSync(built).mtimeMs < newest(join(root, 'src'))) {
   process.stderr.write('restock: building dist/ from src/\n');
   // tsc reports on stdout; send it to stderr, which `restock export > file` keeps clean.
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: ['ignore', process.stderr, 'inherit'],
-  });
+  for (const project of ['tsconfig.build.json', 'tsconfig.client.json']) {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      cwd: root,
+      stdio: ['ignore', process.stderr, 'inherit'],
+    });
+  }
 }

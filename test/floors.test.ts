@@ -2,6 +2,7 @@
  * The floors of src/, kept by the code rather than by review: core, then config, then store,
  * then http, then commands, then the server. A module may import its own floor and those
  * below it, never one above (docs/architecture.md says why each floor sits where it does).
+ * Beside them, src/client/ stands alone: it runs in browsers, so it imports nothing else.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,9 +17,13 @@ type Floor = (typeof FLOORS)[number];
 /** The files at the top of src/ that are not a folder's: the process itself. */
 const SERVER_FILES = new Set(['server.ts', 'cluster.ts']);
 
+/** The folder of the client, which is on no floor. */
+const CLIENT = 'client';
+
 /** The floor of a file, by its path under src/; undefined for a file that is on none. */
 export function floorOf(path: string): Floor | undefined {
   const [top, ...rest] = path.split('/');
+  if (top === CLIENT) return undefined;
   if (rest.length === 0) return SERVER_FILES.has(top ?? '') ? 'server' : undefined;
   return FLOORS.find((floor) => floor === top && floor !== 'server');
 }
@@ -58,7 +63,7 @@ function sources(): Map<string, string> {
 
 describe('the floors of src/', () => {
   it('hold every file: a file on no floor could import anything', () => {
-    const homeless = [...sources().keys()].filter((path) => floorOf(path) === undefined);
+    const homeless = [...sources().keys()].filter((path) => floorOf(path) === undefined && !isClient(path));
     assert.deepEqual(homeless, [], `put these under ${FLOORS.slice(0, -1).join(', ')} or beside server.ts`);
   });
 
@@ -81,3 +86,34 @@ describe('the floors of src/', () => {
     ]);
   });
 });
+
+describe('the client (src/client/)', () => {
+  it('imports only its own files, and no Node.js module, so that a browser can load it', () => {
+    const strays: string[] = [];
+    for (const [path, source] of sources()) {
+      if (!isClient(path)) continue;
+      const all = ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
+      for (const specifier of all) {
+        const target = posix.normalize(posix.join(posix.dirname(path), specifier));
+        if (!specifier.startsWith('.') || !isClient(target)) strays.push(`src/${path} imports ${specifier}`);
+      }
+    }
+    assert.deepEqual(strays, []);
+  });
+
+  it('is imported by no floor', () => {
+    const users = [...sources()].filter(
+      ([path, source]) =>
+        !isClient(path) &&
+        importsOf(source).some((specifier) => isClient(posix.normalize(posix.join(posix.dirname(path), specifier)))),
+    );
+    assert.deepEqual(
+      users.map(([path]) => path),
+      [],
+    );
+  });
+});
+
+function isClient(path: string): boolean {
+  return path.split('/')[0] === CLIENT;
+}

@@ -1,0 +1,159 @@
+/**
+ * The typed client (src/client/) against a real restock listening on a port, on both stores:
+ * every operation direct and tunnelled, the wire methods it really sent, pages followed by
+ * Link, ETags for ifMatch, problems as ProblemError, and a create retried after a lost
+ * answer that still makes one record. (test/client.browser.test.ts runs it in Chromium.)
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../src/client/index.js';
+import { defaultConfig } from '../src/config/index.js';
+import { buildApp } from '../src/http/app.js';
+import { WRITE_KEY, withKeys } from './helpers/keys.js';
+import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+
+interface Product {
+  name: string;
+  price?: number;
+  tags?: string[];
+}
+type Shop = { products: Product };
+
+/** A fetch that records each request's wire method and override header, then sends it. */
+function recordingFetch(sent: string[]): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    const override = headers.get(OVERRIDE_HEADER);
+    sent.push(override ? `${init?.method} as ${override}` : String(init?.method));
+    return fetch(input, init);
+  };
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`the client (${kind.name})`, () => {
+    let db: TestDatabase;
+    let app: FastifyInstance;
+    let origin: string;
+    before(async () => {
+      db = await kind.create();
+      app = await buildApp({ config: defaultConfig({ databaseUrl: db.url, maxEventLoopDelay: 0 }), logStream: false });
+      origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    for (const tunnel of [undefined, 'post', 'get'] as const) {
+      it(`creates, reads, lists, changes and deletes${tunnel ? `, tunnelled through ${tunnel}` : ''}`, async () => {
+        const sent: string[] = [];
+        const shop = createClient<Shop>({ baseUrl: origin, fetch: recordingFetch(sent), ...(tunnel && { tunnel }) });
+        const products = shop.collection('products');
+        const tag = `t${tunnel ?? 'direct'}`;
+
+        const made = [];
+        for (const price of [5, 15, 25, 35, 45])
+          made.push(await products.create({ name: `p${price}`, price, tags: [tag] }));
+        assert.deepEqual(
+          made.map((p) => p.price),
+          [5, 15, 25, 35, 45],
+        );
+        const first = made[0] as (typeof made)[number];
+        assert.ok(first.id >= 1 && typeof first.createdAt === 'string');
+
+        const read = await products.get(first.id);
+        assert.equal(read.name, 'p5');
+        assert.match(etagOf(read) ?? '', /^"/);
+
+        const listed = [];
+        const query = { filter: { price: { gte: 15 }, tags: { contains: tag } }, sort: '-price', limit: 2 };
+        for await (const product of products.list(query)) listed.push(product.price);
+        assert.deepEqual(listed, [45, 35, 25, 15], 'three pages followed through Link');
+
+        const changed = await products.update(read, { price: 6, tags: null }, { ifMatch: read });
+        assert.equal(changed.price, 6);
+        assert.equal('tags' in changed, false, 'null removes a field (merge patch)');
+        await assert.rejects(
+          products.update(read, { price: 7 }, { ifMatch: read }),
+          (error) => error instanceof ProblemError && error.status === 412 && error.kind === 'precondition-failed',
+        );
+
+        const gone = await products.delete(changed, { ifMatch: changed });
+        assert.equal(gone.price, 6);
+        await assert.rejects(
+          products.get(first.id),
+          (error) => error instanceof ProblemError && error.status === 404 && error.problem.instance !== undefined,
+        );
+
+        const wire = new Set(sent.map((line) => line.split(' ')[0]));
+        if (tunnel === undefined) {
+          assert.ok(wire.has('PUT') && wire.has('DELETE'), [...wire].join(' '));
+        } else {
+          assert.deepEqual([...wire].sort(), ['GET', 'POST'], sent.join(', '));
+          assert.ok(sent.includes('POST as PUT'), sent.join(', '));
+          assert.ok(sent.includes(tunnel === 'get' ? 'GET as DELETE' : 'POST as DELETE'), sent.join(', '));
+        }
+      });
+    }
+
+    it('retries a create whose answer was lost, and restock makes one record', async () => {
+      let lost = 0;
+      const losing: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (init?.method === 'POST' && lost++ === 0) throw new TypeError('fetch failed: the answer was lost');
+        return response;
+      };
+      const products = createClient<Shop>({ baseUrl: origin, fetch: losing }).collection('products');
+      const made = await products.create({ name: 'once', tags: ['retried'] });
+      assert.equal(lost, 2, 'sent twice');
+      const all = [];
+      for await (const product of products.list({ filter: { tags: { contains: 'retried' } } })) all.push(product);
+      assert.deepEqual(
+        all.map((p) => p.id),
+        [made.id],
+      );
+    });
+
+    it('throws ProblemError with the problem document restock sent', async () => {
+      const products = createClient({ baseUrl: origin }).collection('products');
+      await assert.rejects(products.page({ limit: 0 }), (error) => {
+        assert.ok(error instanceof ProblemError);
+        assert.equal(error.status, 400);
+        assert.equal(error.kind, 'invalid-query');
+        assert.match(error.message, /limit/);
+        return true;
+      });
+      await assert.rejects(
+        createClient({ baseUrl: origin }).collection('nothing').page(),
+        (error) => error instanceof ProblemError && error.kind === 'not-found',
+      );
+    });
+  });
+}
+
+describe('the client with API keys', () => {
+  const kind = STORE_KINDS[0] as (typeof STORE_KINDS)[number];
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  let origin: string;
+  before(async () => {
+    db = await kind.create();
+    app = await buildApp({ config: defaultConfig({ ...withKeys(), databaseUrl: db.url }), logStream: false });
+    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('sends its key, and without one gets the 401 as a ProblemError', async () => {
+    const keyed = createClient({ baseUrl: origin, apiKey: WRITE_KEY, tunnel: 'post' }).collection('users');
+    const ada = await keyed.create({ name: 'Ada' });
+    assert.equal((await keyed.delete(ada.id)).name, 'Ada');
+    await assert.rejects(
+      createClient({ baseUrl: origin }).collection('users').page(),
+      (error) => error instanceof ProblemError && error.status === 401,
+    );
+  });
+});
