@@ -18,17 +18,18 @@ export interface RunningServer {
 }
 
 /**
- * Starts `src/server.ts` (or, `compiled`, `dist/server.js` as `npm start` runs it) on an
- * ephemeral port and resolves once it listens.
+ * Starts `src/server.ts` (or, `compiled`, `dist/server.js` as `npm start` runs it; or
+ * `command`, such as an installed `restock`, in `cwd`) on an ephemeral port and resolves once
+ * it listens.
  */
 export async function startServer(
   env: Record<string, string>,
   args: string[] = [],
-  { compiled = false } = {},
+  { compiled = false, command, cwd = ROOT }: { compiled?: boolean; command?: string; cwd?: string } = {},
 ): Promise<RunningServer> {
   const entry = compiled ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
-  const child = spawn(process.execPath, [...entry, ...args], {
-    cwd: ROOT,
+  const child = spawn(command ?? process.execPath, command ? args : [...entry, ...args], {
+    cwd,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

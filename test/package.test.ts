@@ -1,0 +1,68 @@
+/**
+ * The package as people install it (process): `npm pack` builds and packs it, the tarball
+ * installs into an empty folder, and there `restock` serves the API, the console and the
+ * docs; installed globally, its bin runs too. Slow (two real installs from the npm registry
+ * or its cache, which compile the SQLite driver), so it is one test.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startServer } from './helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+
+/** Runs npm with the Node.js running this test first on the PATH, as CI's Node lines need. */
+function npm(args: string[], cwd: string) {
+  const path = `${join(process.execPath, '..')}:${process.env.PATH}`;
+  return run('npm', args, { cwd, env: { ...process.env, PATH: path }, maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe('the package', () => {
+  it('packs, installs into an empty folder and serves there; its bin runs after a global install', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'restock-package-'));
+    await npm(['pack', '--pack-destination', work], ROOT);
+    const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) ?? 'none');
+
+    const app = join(work, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), '{ "name": "a-shop", "private": true }');
+    await npm(['install', '--no-audit', '--no-fund', tarball], app);
+
+    const server = await startServer({}, [], { command: join(app, 'node_modules/.bin/restock'), cwd: app });
+    try {
+      const health = await fetch(`${server.url}/healthz`);
+      assert.equal(health.status, 200);
+      const page = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } });
+      assert.match(await page.text(), /<html/);
+      assert.equal((await fetch(`${server.url}/console/console.js`)).status, 200);
+      assert.equal((await fetch(`${server.url}/docs/`)).status, 200);
+      assert.equal((await fetch(`${server.url}/openapi.json`)).status, 200);
+      const created = await fetch(`${server.url}/user/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name": "first customer"}',
+      });
+      assert.equal(created.status, 201);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    assert.ok(readdirSync(join(app, 'data')).includes('restock.db'), 'the database is made in the working folder');
+
+    // From Node 22 on, the global install leaves out the optional build of the driver for
+    // Node 20 (never loaded there), which spares the test a second compile of SQLite.
+    const prefix = join(work, 'global');
+    const omit = Number(process.versions.node.split('.')[0]) >= 22 ? ['--omit=optional'] : [];
+    await npm(['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', ...omit, tarball], work);
+    const { stdout } = await run(join(prefix, 'bin/restock'), ['--version'], {
+      env: { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH}` },
+    });
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.match(stdout, new RegExp(version.replaceAll('.', '\\.')));
+  });
+});
