@@ -145,7 +145,7 @@ for (const kind of STORE_KINDS) {
       assert.notEqual(records[1]?.createdAt, '2000-01-01T00:00:00.000Z');
     });
 
-    it('reports a bad line by its number and writes nothing of its batch', async () => {
+    it('reports a bad line by its number, and undoes the batches written before it', async () => {
       const url = await fresh();
       const input = [
         JSON.stringify({ n: 1 }),
@@ -158,12 +158,63 @@ for (const kind of STORE_KINDS) {
       assert.equal(result.code, 1);
       assert.equal(result.stdout, '');
       assert.match(result.stderr, /^restock: line 4: not valid JSON/);
-      assert.match(result.stderr, /nothing from line 3 on was written; 2 users before it were imported/);
+      assert.match(result.stderr, /nothing was imported: the 2 users written before it were deleted again/);
+      assert.deepEqual(await all('users'), [], 'the first batch, committed, is deleted again');
+      const again = await cli(url, ['import', '-', '-c', 'users', '--batch-size', '2'], input.replace(',}', '}'));
+      assert.equal(again.code, 0, 'a fixed file runs again as if the first run never was');
       assert.deepEqual(
         (await all('users')).map((r) => JSON.parse(r.data).n),
-        [1, 2],
-        'the first batch is committed; line 3, in the bad line’s batch, is not',
+        [1, 2, 3, 4, 5],
       );
+    });
+
+    it('--dry-run checks every line, in the file and against the database, and writes nothing', async () => {
+      const url = await fresh();
+      const schemas = { SCHEMAS: 'schemas/store' };
+      const seeded = await cli(
+        url,
+        ['import', '-', '-c', 'users'],
+        ndjson([{ id: 7, name: 'Ada', email: 'ada@example.com' }]),
+        schemas,
+      );
+      assert.equal(seeded.code, 0, seeded.stderr);
+      const input = ndjson([
+        { name: 'Grace', email: 'grace@example.com' },
+        { name: 'Ada again', email: 'ada@example.com' },
+        { id: 7, name: 'Seven', email: 'seven@example.com' },
+        { name: 'No address' },
+        { id: 9, name: 'Nine', email: 'GRACE@example.com' },
+        { id: 9, name: 'Nine again', email: 'nine@example.com' },
+      ]);
+      const checked = await cli(url, ['import', '-', '-c', 'users', '--dry-run'], `${input}{"broken": \n`, schemas);
+      assert.equal(checked.code, 1);
+      const lines = checked.stderr.trim().split('\n');
+      assert.deepEqual(lines.slice(0, -1), [
+        'restock: line 2: email "ada@example.com" is already taken by record 7',
+        'restock: line 3: id 7 is already taken (use --new-ids to renumber)',
+        'restock: line 4: breaks the schema: /email is required',
+        'restock: line 5: email "GRACE@example.com" is also on line 1',
+        'restock: line 6: id 9 is also on line 5',
+        'restock: line 7: not valid JSON: ' + lines[5]?.split('not valid JSON: ')[1],
+      ]);
+      assert.match(
+        lines.at(-1) ?? '',
+        /^checked 5 users \(2 with new ids, 3 with their own\): 6 cannot be imported; nothing was written$/,
+      );
+      assert.equal((await all('users')).length, 1, 'nothing written');
+
+      const clean = await cli(
+        url,
+        ['import', '-', '-c', 'users', '--dry-run'],
+        ndjson([{ name: 'Lin', email: 'lin@example.com' }]),
+        schemas,
+      );
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.match(
+        clean.stdout,
+        /^checked 1 users \(1 with new ids, 0 with their own\): every one can be imported; nothing was written\n$/,
+      );
+      assert.equal((await all('users')).length, 1, 'still nothing written');
     });
 
     it('refuses records the API would refuse, naming the line', async () => {
@@ -223,21 +274,22 @@ for (const kind of STORE_KINDS) {
       const invalid = await cli(url, ['import', '-', '-c', 'users'], input, schemas);
       assert.equal(invalid.code, 1);
       assert.match(invalid.stderr, /line 2: breaks the schema: \/email must match format "email"/);
-      const taken = await cli(
-        url,
-        ['import', '-', '-c', 'users'],
-        ndjson([
-          { name: 'Ada', email: 'ada@example.com' },
-          { name: 'Ada too', email: 'ADA@example.com' },
-        ]),
-        schemas,
-      );
+      const records = ndjson([
+        { name: 'Ada', email: 'ada@example.com' },
+        { name: 'Ada too', email: 'ADA@example.com' },
+      ]);
+      const taken = await cli(url, ['import', '-', '-c', 'users'], records, schemas);
       assert.equal(taken.code, 1);
       assert.match(
         taken.stderr,
         /lines 1–2: a record here has a value of email that another record has \(email must be unique\)/,
       );
-      assert.deepEqual(await all('users'), [], 'neither batch was written');
+      // One record a batch: the second batch fails, and the first is undone.
+      const later = await cli(url, ['import', '-', '-c', 'users', '--batch-size', '1'], records, schemas);
+      assert.equal(later.code, 1);
+      assert.match(later.stderr, /^restock: line 2: a record here has a value of email/);
+      assert.match(later.stderr, /the 1 users written before it were deleted again/);
+      assert.deepEqual(await all('users'), [], 'nothing was written');
     });
 
     it('check lists the records that break their schema and the values they share', async () => {

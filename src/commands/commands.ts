@@ -1,13 +1,14 @@
 /**
  * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
- * `check`, `import`, `export`, `--help` and `--version`.
+ * `check`, `backup`, `import`, `export`, `--help` and `--version`.
  */
 import { alignColumns, type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config/index.js';
 import { VERSION } from '../core/version.js';
+import { runBackup } from './backup.js';
 import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';
-import { importOptions, runImport } from './import.js';
+import { importOptions, runImport } from './import/index.js';
 import { runMigrate } from './migrate.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -24,6 +25,14 @@ export const COMMANDS: readonly Command[] = [
     summary: 'list the records that hold a lone surrogate or break their schema (SCHEMAS), and shared unique values',
     reads: ['database'],
     run: runCheck,
+  },
+  {
+    name: 'backup',
+    usage: 'FILE [options]',
+    summary: 'copy the SQLite database to a new FILE while the server runs (for PostgreSQL: pg_dump)',
+    positionals: true,
+    reads: ['database'],
+    run: runBackup,
   },
   {
     name: 'import',

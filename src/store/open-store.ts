@@ -40,17 +40,22 @@ export async function openStore(
   collections: readonly string[],
   options: StoreOptions = DEFAULT_STORE_OPTIONS,
 ): Promise<Store> {
-  if (url.startsWith('sqlite:')) {
-    let path = url.slice('sqlite:'.length);
-    if (path.startsWith('//')) path = path.slice(2);
-    if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/restock.db');
-    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
-  }
+  const path = sqlitePathOf(url);
+  if (path !== undefined) return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { driver, schema } = await openPostgres(url, options);
     return openSqlStore(driver, schema, collections, options);
   }
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);
+}
+
+/** The file (or `:memory:`) a `sqlite:` URL names; undefined for any other URL. */
+export function sqlitePathOf(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) path = path.slice(2);
+  if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/restock.db');
+  return path;
 }
 
 /** The URL with any password replaced, so that it can be printed. */

@@ -1,0 +1,153 @@
+/**
+ * `restock import FILE`: loads records from a JSON array or NDJSON file (`-` for standard
+ * input) into a collection, all of them or none.
+ *
+ * Ids: a record that carries an `id` keeps it, with its `createdAt` and `updatedAt`, so an
+ * export imported elsewhere is the same data at the same addresses; a record without one
+ * gets a new id, as a POST would. `--new-ids` gives every record a new id. Records are
+ * written in batches, each one transaction (./batches.ts); a line or batch that fails undoes
+ * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts).
+ */
+import { createReadStream, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { Presets, SingleBar } from 'cli-progress';
+import { ConfigError } from '../../config/index.js';
+import type { CommandContext } from '../command.js';
+import { collectionOption, openCollection } from '../command.js';
+import { InputError, readRecords } from '../record-reader.js';
+import { ImportWriter } from './batches.js';
+import { DryRun } from './dry-run.js';
+import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
+
+/**
+ * The most JSON text (in UTF-16 units) one batch holds, whatever --batch-size says: a
+ * thousand records of 1 MiB would make one statement of a gigabyte, past what PostgreSQL
+ * takes in one value.
+ */
+const BATCH_BYTES = 64 << 20;
+
+export const importOptions = {
+  ...collectionOption,
+  'batch-size': { type: 'string', help: 'records per transaction (default 1000)', placeholder: 'N' },
+  'new-ids': { type: 'boolean', help: 'give every record a new id, ignoring the ids in the file' },
+  'dry-run': { type: 'boolean', help: 'check every line, also against the database, and write nothing' },
+} as const;
+
+export async function runImport({ config, options, positionals, io }: CommandContext): Promise<number> {
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new ConfigError('import takes one FILE (or - for standard input)');
+  const batchSize = Number(options['batch-size'] ?? 1000);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) {
+    throw new ConfigError(`--batch-size must be an integer from 1 to 100000, got "${options['batch-size']}"`);
+  }
+  const input = file === '-' ? io.stdin : openFile(file);
+  const total = file === '-' ? undefined : statSync(file).size;
+  const { name, collection, schema, close } = await openCollection(config, options, { enforceUnique: true });
+  const newIds = options['new-ids'] === true;
+  const progress = progressBar(io, input, total, `${options['dry-run'] ? 'checking' : 'importing'} ${name}`);
+  const started = Date.now();
+  try {
+    if (options['dry-run'] === true) {
+      const dryRun = new DryRun(collection, schema?.unique ?? []);
+      try {
+        for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
+          try {
+            await dryRun.add(prepare(record, config, schema, newIds));
+          } catch (error) {
+            if (!(error instanceof BadRecord)) throw error;
+            dryRun.report({ line: error.line, message: error.message });
+          }
+          progress.update(dryRun.checked);
+        }
+        await dryRun.finish();
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        dryRun.report({ line: error.line, message: `${error.message} (the rest of the input was not read)` });
+      }
+      progress.stop();
+      const problems = dryRun.problems.length + dryRun.unreported;
+      for (const { line, message } of dryRun.problems) io.stderr.write(`restock: line ${line}: ${message}\n`);
+      if (dryRun.unreported > 0) io.stderr.write(`restock: and ${dryRun.unreported} more\n`);
+      const kept = dryRun.keepingIds;
+      io[problems > 0 ? 'stderr' : 'stdout'].write(
+        `checked ${dryRun.checked} ${name} (${dryRun.checked - kept} with new ids, ${kept} with their own): ` +
+          `${problems > 0 ? `${problems} cannot be imported` : 'every one can be imported'}; nothing was written\n`,
+      );
+      return problems > 0 ? 1 : 0;
+    }
+
+    const writer = new ImportWriter(collection);
+    let batch: Pending[] = [];
+    let batchBytes = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await writer.write(batch);
+      batch = [];
+      batchBytes = 0;
+      progress.update(writer.created + writer.restored);
+    };
+    try {
+      for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
+        const pending = prepare(record, config, schema, newIds);
+        const full = batch.length >= batchSize || batchBytes + pending.data.length > BATCH_BYTES;
+        if (batch.length > 0 && (full || Boolean(batch[0]?.kept) !== Boolean(pending.kept))) await flush();
+        batch.push(pending);
+        batchBytes += pending.data.length;
+      }
+      await flush();
+    } catch (error) {
+      progress.stop();
+      const from = batch[0]?.line ?? 0;
+      const to = batch[batch.length - 1]?.line ?? from;
+      const line =
+        error instanceof BadRecord || error instanceof InputError ? error.line : from === to ? from : undefined;
+      const where = line === undefined ? `lines ${from}–${to}` : `line ${line}`;
+      io.stderr.write(`restock: ${where}: ${(error as Error).message}\n`);
+      const undone = await writer.undo();
+      io.stderr.write(
+        `restock: nothing was imported${undone > 0 ? `: the ${undone} ${name} written before it were deleted again` : ''}.\n`,
+      );
+      return 1;
+    }
+    progress.stop();
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    io.stdout.write(
+      `imported ${writer.created + writer.restored} ${name} (${writer.created} with new ids, ${writer.restored} ` +
+        `with their own) in ${seconds} s\n`,
+    );
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+function openFile(file: string): Readable {
+  try {
+    statSync(file);
+  } catch (error) {
+    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  return createReadStream(file);
+}
+
+/** A progress bar on a terminal (by bytes read when the size is known); nothing elsewhere. */
+function progressBar(io: CommandContext['io'], input: Readable, total: number | undefined, what: string) {
+  if (io.stderr.isTTY !== true) return { update: (_records: number) => {}, stop: () => {} };
+  const format =
+    total === undefined
+      ? `${what} | {records} records`
+      : `${what} [{bar}] {percentage}% | {records} records | ETA {eta_formatted}`;
+  const bar = new SingleBar({ stream: io.stderr, hideCursor: true, format }, Presets.shades_classic);
+  let bytes = 0;
+  input.on('data', (chunk: Buffer | string) => {
+    bytes += Buffer.byteLength(chunk);
+  });
+  bar.start(total ?? 1, 0, { records: 0 });
+  return {
+    update: (records: number) => bar.update(Math.min(bytes, total ?? 1), { records }),
+    stop: () => {
+      bar.update(total ?? 1);
+      bar.stop();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * An online, consistent copy of a SQLite database, for `restock backup`. `VACUUM INTO` reads
+ * the database in one read transaction, so the copy is one moment's state; in WAL mode that
+ * read does not block the server's writes, which go on meanwhile. (SQLite's page-by-page
+ * backup API starts over whenever another connection writes, so under a busy server it
+ * might never finish.) The copy is compacted, and is a database restock opens as it is.
+ */
+import { statSync } from 'node:fs';
+import { BUSY_TIMEOUT_MS } from './connection.js';
+import Database from './sqlite-library.js';
+
+/** Copies the database at `source` to the new file `destination`; resolves with its size. */
+export function backupSqlite(source: string, destination: string): { bytes: number } {
+  const db = new Database(source, { fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.prepare('VACUUM INTO ?').run(destination);
+  } finally {
+    db.close();
+  }
+  return { bytes: statSync(destination).size };
+}
