@@ -25,6 +25,8 @@ describe('the console and the reference page in Chromium', () => {
   let page: Page;
   const requests: Request[] = [];
   const pageErrors: string[] = [];
+  /** What Chromium reports the pages' Content-Security-Policy blocked: nothing, ever. */
+  const blocked: string[] = [];
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -35,6 +37,9 @@ describe('the console and the reference page in Chromium', () => {
     context.on('request', (request) => requests.push(request));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (/Content Security Policy/.test(message.text())) blocked.push(`${page.url()}: ${message.text()}`);
+    });
   });
 
   after(async () => {
@@ -448,6 +453,7 @@ describe('the console and the reference page in Chromium', () => {
     assert.equal(response.status(), 200);
     await list.locator('.live-responses-table .response-col_status').filter({ hasText: '200' }).first().waitFor();
     await shot('docs');
+    assert.deepEqual(blocked, [], 'neither the console nor the reference page breaks its own policy');
   });
 
   it('with API keys: shows the 401 without a key, a read key lists but may not write, a write key creates, edits and deletes', async () => {

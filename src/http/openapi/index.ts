@@ -31,7 +31,7 @@ send the request as POST with the header naming the method you mean.
 Every path also answers without its trailing slash, and with the plural for one record
 (\`/users/7/\`) or for create (\`POST /users/\`); those aliases are left out here.
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
-describes it.`;
+describes it. A browser console to try the collections is at [/](/).`;
 
 /**
  * The document's generator. @fastify/swagger learns the routes as they are added, so every

@@ -89,7 +89,16 @@ async function referencePage(scope: FastifyInstance): Promise<void> {
     transformStaticCSP: selfOnly,
     logo: { type: 'image/svg+xml', content: LOGO, href: '/', target: '_self' },
     // No call to the public validator service: every request the page makes stays here.
-    uiConfig: { validatorUrl: null, deepLinking: true, displayRequestDuration: true, tryItOutEnabled: true },
+    // BaseLayout has no top bar. The top bar's Swagger logo is an SVG with a <style> element,
+    // which the page's policy (style-src 'self') blocks and Chromium reports as a violation,
+    // before @fastify/swagger-ui replaces it with restock's logo.
+    uiConfig: {
+      validatorUrl: null,
+      deepLinking: true,
+      displayRequestDuration: true,
+      tryItOutEnabled: true,
+      layout: 'BaseLayout',
+    },
   });
 }
 
