@@ -195,7 +195,7 @@ for (const kind of STORE_KINDS) {
         'restock: line 4: breaks the schema: /email is required',
         'restock: line 5: email "GRACE@example.com" is also on line 1',
         'restock: line 6: id 9 is also on line 5',
-        'restock: line 7: not valid JSON: ' + lines[5]?.split('not valid JSON: ')[1],
+        `restock: line 7: not valid JSON: ${lines[5]?.split('not valid JSON: ')[1]}`,
       ]);
       assert.match(
         lines.at(-1) ?? '',

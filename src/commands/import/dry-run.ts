@@ -97,8 +97,8 @@ export class DryRun {
 
   #valuesOf(field: UniqueField): Map<string, number> {
     const key = field.path.join('.');
-    let values = this.#values.get(key);
-    if (!values) this.#values.set(key, (values = new Map()));
+    const values = this.#values.get(key) ?? new Map<string, number>();
+    this.#values.set(key, values);
     return values;
   }
 }
