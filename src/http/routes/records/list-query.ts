@@ -123,7 +123,7 @@ function valueFor(field: FieldRef, op: FilterOp, raw: string, parameter: string)
   const value = typed(raw);
   if (typeof value === 'string' && /[\0\p{Cs}]/u.test(value)) throw invalid(parameter, NOT_TEXT);
   if (field !== 'id') return value;
-  if (typeof value !== 'number') throw invalid(parameter, `id is a number, not "${raw}"`);
+  if (typeof value !== 'number') throw invalid(parameter, `must be a number (ids are), not "${raw}"`);
   return idBound(op, value);
 }
 
