@@ -91,7 +91,7 @@ describe('the console and the reference page in Chromium', () => {
     await page.goto(`${server.url}/#${hash}`);
     await page
       .locator('#list-status')
-      .filter({ hasText: /on this page|No .* here/ })
+      .filter({ hasText: /^Page \d+: |No .* here/ })
       .waitFor();
   };
 
@@ -259,7 +259,11 @@ describe('the console and the reference page in Chromium', () => {
     for (let i = 1; i <= 23; i++) await api('POST', '/product/', { name: `paged ${String(i).padStart(2, '0')}` });
     await openConsole('products');
     await page.locator('#limit').selectOption('10');
-    await page.locator('#list-status').filter({ hasText: '10 products on this page; more on the next.' }).waitFor();
+    const total = ((await api('GET', '/products/?limit=1000')).body as unknown[]).length;
+    await page
+      .locator('#list-status')
+      .filter({ hasText: `Page 1: 10 products of ${total}; more on the next page.` })
+      .waitFor();
     const firstIds = await page.locator('#records tbody button.open').allTextContents();
     const [next] = await Promise.all([
       page.waitForResponse((r) => r.url().includes('cursor=')),
@@ -274,6 +278,10 @@ describe('the console and the reference page in Chromium', () => {
         .filter(same ? { hasText: new RegExp(`^${id}$`) } : { hasNotText: new RegExp(`^${id}$`) })
         .waitFor();
     await firstId(firstIds[0], false);
+    await page
+      .locator('#list-status')
+      .filter({ hasText: `Page 2: 10 products of ${total}` })
+      .waitFor();
     const secondIds = await page.locator('#records tbody button.open').allTextContents();
     assert.equal(secondIds.length, 10);
     assert.ok(Number(secondIds[0]) > Number(firstIds.at(-1)), 'the next page starts after the first');
@@ -421,6 +429,71 @@ describe('the console and the reference page in Chromium', () => {
     assert.equal(await page.evaluate('document.activeElement?.id'), 'record-json', 'focus moves to the editor');
   });
 
+  it('keeps the editor on what the user turned to while a create is still under way', async () => {
+    await openConsole('products');
+    // The create reaches the real server, a second late: time to press New record meanwhile.
+    await page.route(`${server.url}/product/`, async (route) => {
+      await sleep(1000);
+      await route.continue();
+    });
+    try {
+      await page.locator('#record-json').fill('{"name": "slow create"}');
+      const created = page.waitForResponse((r) => r.url() === `${server.url}/product/` && r.status() === 201);
+      await page.getByRole('button', { name: 'Create product', exact: true }).click();
+      assert.ok(await page.locator('#save').isDisabled(), 'Save is disabled while the create is under way');
+      assert.ok(await page.locator('#busy').isVisible(), 'and the indicator shows');
+      await page.getByRole('button', { name: 'New record', exact: true }).click();
+      await page.locator('#record-json').fill('{"name": "typed meanwhile"}');
+      const body = (await (await created).json()) as { id: number };
+      await page
+        .locator('#list-status')
+        .filter({ hasText: `Created product ${body.id}.` })
+        .waitFor();
+      assert.equal(await page.locator('#record-json').inputValue(), '{"name": "typed meanwhile"}');
+      assert.equal(await page.locator('#editor-title').textContent(), 'New product');
+      assert.ok(await page.locator('#save').isEnabled());
+      assert.ok(await page.locator('#busy').isHidden());
+    } finally {
+      await page.unroute(`${server.url}/product/`);
+    }
+  });
+
+  it('offers to reload a record that changed since it was opened (412)', async () => {
+    const made = (await api('POST', '/product/', { name: 'contested' })).body as { id: number };
+    const url = `${server.url}/product/${made.id}/`;
+    await openConsole('products');
+    await page.locator('#tunnel').setChecked(false);
+    await page.locator('#sort').fill('-id');
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByRole('button', { name: `Edit product ${made.id}`, exact: true }).click();
+    await page
+      .locator('#editor-title')
+      .filter({ hasText: `Product ${made.id}` })
+      .waitFor();
+    await api('PUT', `/product/${made.id}/`, { name: 'changed elsewhere' });
+    const refused = await submit({ name: 'mine' }, 'Save changes', url, 'PUT');
+    assert.equal(refused.status(), 412);
+    const reload = page.getByRole('button', { name: `Reload product ${made.id} (your edits here are lost)` });
+    await reload.click();
+    const editor = page.locator('#record-json');
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
+      if ((await editor.inputValue()).includes('changed elsewhere')) break;
+    }
+    assert.match(await editor.inputValue(), /"name": "changed elsewhere"/);
+    assert.equal(await page.locator('#record-errors li').count(), 0, 'the problem is gone with the reload');
+  });
+
+  it("shows up to eight of the records' own fields as columns", async () => {
+    const fields = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].map((name, i) => [name, i]));
+    await api('POST', '/user/', fields);
+    await openConsole('users');
+    await page.locator('#limit').selectOption('100');
+    await page.locator('#records thead th').nth(9).waitFor();
+    const headers = await page.locator('#records thead th').allTextContents();
+    assert.equal(headers.length, 10, headers.join(' '));
+    assert.deepEqual([headers[0], headers[9]], ['id', 'updatedAt']);
+  });
+
   it('is readable on a phone: one column, nothing wider than the screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
@@ -551,7 +624,7 @@ for (const kind of STORE_KINDS) {
             .waitFor();
           await page
             .locator('#list-status')
-            .filter({ hasText: /on this page|No .* here/ })
+            .filter({ hasText: /^Page \d+: |No .* here/ })
             .waitFor();
           assert.equal(await page.locator(`#collections button[aria-pressed="true"]`).textContent(), title);
         };

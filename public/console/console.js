@@ -9,8 +9,8 @@ const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
 const TUNNELLED = new Set(['PUT', 'PATCH', 'DELETE']);
 /** Fields the server owns: shown beside the editor, never in it. */
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'];
-/** How many of the records' own fields get a column. */
-const FIELD_COLUMNS = 4;
+/** How many of the records' own fields get a column (the table scrolls sideways past the panel). */
+const FIELD_COLUMNS = 8;
 const LOG_LENGTH = 30;
 
 const $ = (id) => document.getElementById(id);
@@ -39,6 +39,7 @@ const ui = {
   delete: $('delete'),
   meta: $('record-meta'),
   log: $('request-log'),
+  busy: $('busy'),
 };
 
 const state = {
@@ -52,6 +53,16 @@ const state = {
   rows: [],
   /** The record in the editor: { id, fields, createdAt, updatedAt, etag }, or undefined for a new one. */
   record: undefined,
+  /**
+   * Which content the editor holds: it changes whenever the editor gets other content (a
+   * new record, another record). An answer that arrives after that is for content no longer
+   * on screen, and leaves the editor alone.
+   */
+  editorEpoch: 0,
+  /** Requests under way, for the indicator. */
+  inFlight: 0,
+  /** The records the whole query matches (X-Total-Count), when the server said. */
+  total: undefined,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -74,6 +85,8 @@ async function call(method, path, { body, headers = {} } = {}) {
   if (key) sent.authorization = `Bearer ${key}`;
 
   let response;
+  let text;
+  setBusy(+1);
   try {
     response = await fetch(path, {
       method: wire,
@@ -81,6 +94,7 @@ async function call(method, path, { body, headers = {} } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
     });
+    text = await response.text();
   } catch (error) {
     logRequest(wire, method, path, 'no answer');
     return {
@@ -88,8 +102,9 @@ async function call(method, path, { body, headers = {} } = {}) {
       status: 0,
       problem: { title: 'No answer', detail: `The server could not be reached: ${error.message}` },
     };
+  } finally {
+    setBusy(-1);
   }
-  const text = await response.text();
   let data;
   try {
     data = text ? JSON.parse(text) : undefined;
@@ -104,6 +119,14 @@ async function call(method, path, { body, headers = {} } = {}) {
       isProblem && data ? data : { title: response.statusText || 'Error', detail: text || `HTTP ${response.status}` };
   }
   return result;
+}
+
+/** The indicator that a request is under way, and how many. */
+function setBusy(change) {
+  state.inFlight += change;
+  ui.busy.hidden = state.inFlight === 0;
+  ui.busy.textContent = state.inFlight > 1 ? `Working (${state.inFlight} requests)…` : 'Working…';
+  document.body.setAttribute('aria-busy', String(state.inFlight > 0));
 }
 
 function logRequest(wire, method, path, outcome) {
@@ -211,7 +234,7 @@ function firstPage() {
  */
 async function loadPage(path, { earlier = state.earlier } = {}) {
   const collection = state.current;
-  const result = await call('GET', path);
+  const result = await call('GET', path, { headers: { prefer: 'count=exact' } });
   if (collection !== state.current) return false;
   if (!result.ok) {
     showStatus(ui.listStatus, result.problem, result.status);
@@ -221,14 +244,10 @@ async function loadPage(path, { earlier = state.earlier } = {}) {
   state.earlier = earlier;
   state.nextPage = nextLink(result.headers.get('link'));
   state.rows = Array.isArray(result.data) ? result.data : [];
+  const total = Number(result.headers.get('x-total-count'));
+  state.total = result.headers.has('x-total-count') && Number.isFinite(total) ? total : undefined;
   renderTable();
-  const count = state.rows.length;
-  showStatus(
-    ui.listStatus,
-    count === 0
-      ? `No ${collection.name} here.`
-      : `${count} ${count === 1 ? collection.singular : collection.name} on this page${state.nextPage ? '; more on the next.' : '.'}`,
-  );
+  showStatus(ui.listStatus, pageSummary(collection));
   ui.first.disabled = state.earlier.length === 0;
   ui.previous.disabled = state.earlier.length === 0;
   ui.next.disabled = !state.nextPage;
@@ -236,6 +255,16 @@ async function loadPage(path, { earlier = state.earlier } = {}) {
 }
 
 const reloadPage = () => loadPage(state.page ?? firstPage());
+
+/** "Page 2: 25 users of 73; more on the next page." */
+function pageSummary(collection) {
+  const count = state.rows.length;
+  const number = state.earlier.length + 1;
+  if (count === 0) return number === 1 ? `No ${collection.name} here.` : `Page ${number}: no more ${collection.name}.`;
+  const noun = count === 1 ? collection.singular : collection.name;
+  const of = state.total === undefined ? '' : ` of ${state.total}`;
+  return `Page ${number}: ${count} ${noun}${of}${state.nextPage ? '; more on the next page' : ''}.`;
+}
 
 /** The columns of the page on screen: id, the fields most records have, and updatedAt. */
 function columnsOf(rows) {
@@ -316,6 +345,7 @@ function preview(value, isTime) {
 // The editor
 
 function startNewRecord() {
+  state.editorEpoch++;
   state.record = undefined;
   ui.editorTitle.textContent = `New ${state.current.singular}`;
   ui.json.value = '{\n  \n}';
@@ -328,7 +358,9 @@ function startNewRecord() {
 
 /** Reads one record afresh (for its ETag too) and puts it in the editor. */
 async function openRecord(id) {
+  const epoch = ++state.editorEpoch;
   const result = await call('GET', state.current.item.replace('{id}', id));
+  if (epoch !== state.editorEpoch) return;
   if (!result.ok) {
     showStatus(ui.listStatus, result.problem, result.status);
     return;
@@ -338,6 +370,7 @@ async function openRecord(id) {
 }
 
 function showRecord(record, etag) {
+  state.editorEpoch++;
   const { id, createdAt, updatedAt, ...fields } = record;
   state.record = { id, createdAt, updatedAt, fields, etag: etag ?? undefined };
   ui.editorTitle.textContent = `${capitalize(state.current.singular)} ${id}`;
@@ -399,10 +432,14 @@ async function save(event) {
   const fields = readEditor();
   if (!fields) return;
   const collection = state.current;
+  const epoch = state.editorEpoch;
   if (!state.record) {
-    const result = await call('POST', collection.create, { body: fields });
-    if (!result.ok) return showErrors(result.problem, result.status);
-    showRecord(result.data, result.headers.get('etag'));
+    const result = await writing(() => call('POST', collection.create, { body: fields }));
+    if (epoch === state.editorEpoch) {
+      if (!result.ok) return showErrors(result.problem, result.status);
+      showRecord(result.data, result.headers.get('etag'));
+    }
+    if (!result.ok) return;
     await reloadPage();
     showStatus(ui.listStatus, `Created ${collection.singular} ${result.data.id}.`);
     return;
@@ -413,11 +450,11 @@ async function save(event) {
     showStatus(ui.listStatus, `Nothing changed in ${collection.singular} ${id}.`);
     return;
   }
-  const result = await call('PUT', collection.item.replace('{id}', id), {
-    body: patch,
-    headers: etag ? { 'if-match': etag } : {},
-  });
-  if (!result.ok) return showErrors(result.problem, result.status);
+  const result = await writing(() =>
+    call('PUT', collection.item.replace('{id}', id), { body: patch, headers: etag ? { 'if-match': etag } : {} }),
+  );
+  if (epoch !== state.editorEpoch) return;
+  if (!result.ok) return showErrors(result.problem, result.status, id);
   showRecord(result.data, result.headers.get('etag'));
   await reloadPage();
   showStatus(ui.listStatus, `Saved ${collection.singular} ${id}.`);
@@ -428,14 +465,28 @@ async function remove() {
   const collection = state.current;
   const { id, etag } = state.record;
   if (!window.confirm(`Delete ${collection.singular} ${id}?`)) return;
-  const result = await call('DELETE', collection.item.replace('{id}', id), {
-    headers: etag ? { 'if-match': etag } : {},
-  });
-  if (!result.ok) return showErrors(result.problem, result.status);
+  const epoch = state.editorEpoch;
+  const result = await writing(() =>
+    call('DELETE', collection.item.replace('{id}', id), { headers: etag ? { 'if-match': etag } : {} }),
+  );
+  if (epoch !== state.editorEpoch) return;
+  if (!result.ok) return showErrors(result.problem, result.status, id);
   startNewRecord();
   await reloadPage();
   showStatus(ui.listStatus, `Deleted ${collection.singular} ${id}.`);
   ui.json.focus();
+}
+
+/** Runs a write with Save and Delete disabled, so that a second click cannot send it twice. */
+async function writing(send) {
+  ui.save.disabled = ui.delete.disabled = true;
+  ui.form.setAttribute('aria-busy', 'true');
+  try {
+    return await send();
+  } finally {
+    ui.save.disabled = ui.delete.disabled = false;
+    ui.form.removeAttribute('aria-busy');
+  }
 }
 
 function formatEditor() {
@@ -452,8 +503,11 @@ function clearErrors() {
   ui.json.removeAttribute('aria-invalid');
 }
 
-/** A problem next to the editor: its title and detail, then one line per `errors[]` entry. */
-function showErrors(problem, status) {
+/**
+ * A problem next to the editor: its title and detail, then one line per `errors[]` entry.
+ * A 412 (the record changed since it was read) offers to read it again.
+ */
+function showErrors(problem, status, id) {
   const items = [];
   const head = document.createElement('li');
   head.textContent = describe(problem, status);
@@ -464,6 +518,15 @@ function showErrors(problem, status) {
     const pointer = document.createElement('code');
     pointer.textContent = error.pointer || '(the whole body)';
     item.append(pointer, ` ${error.message}`);
+    items.push(item);
+  }
+  if (status === 412 && id !== undefined) {
+    const item = document.createElement('li');
+    const reload = document.createElement('button');
+    reload.type = 'button';
+    reload.textContent = `Reload ${state.current.singular} ${id} (your edits here are lost)`;
+    reload.addEventListener('click', () => openRecord(id));
+    item.append('It changed since you opened it. ', reload);
     items.push(item);
   }
   ui.errors.replaceChildren(...items);
