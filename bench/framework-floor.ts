@@ -9,25 +9,43 @@ import { type BenchServer, corePins, startServer, type Target } from './servers.
 import { ensureWrk, runLoad } from './wrk.js';
 
 const { values: flags } = parseArgs({
-  options: { reps: { type: 'string' }, duration: { type: 'string' }, records: { type: 'string' } },
+  options: {
+    reps: { type: 'string' },
+    duration: { type: 'string' },
+    records: { type: 'string' },
+    // Another checkout, built: its restock runs with each service on and off too, for a before and after.
+    against: { type: 'string' },
+  },
 });
 const reps = Number(flags.reps ?? 5);
 const seconds = Number(flags.duration ?? 4);
 const records = Number(flags.records ?? 10_000);
 
+interface Variant {
+  label: string;
+  target: Target;
+  env?: Record<string, string>;
+  againstDir?: string;
+}
+
+/** restock with each service a setting turns off turned off, in turn, then all three. */
+function restockVariants(target: Target, name: string, againstDir?: string): Variant[] {
+  const off = (label: string, env: Record<string, string>) => ({ label: `${name}, ${label}`, target, env, againstDir });
+  return [
+    { label: name, target, againstDir },
+    off('no access log', { LOG_LEVEL: 'warn' }),
+    off('no rate limit', { RATE_LIMIT_MAX: '0' }),
+    off('no load shedding', { MAX_EVENT_LOOP_DELAY: '0' }),
+    off('none of the three', { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY: '0' }),
+  ];
+}
+
 /** The servers compared: a target and the settings it runs with. */
-const VARIANTS: readonly { label: string; target: Target; env?: Record<string, string> }[] = [
+const VARIANTS: readonly Variant[] = [
   { label: 'node:http baseline', target: 'baseline' },
   { label: 'bare Fastify route', target: 'fastify' },
-  { label: 'restock', target: 'restock' },
-  { label: 'restock, no access log', target: 'restock', env: { LOG_LEVEL: 'warn' } },
-  { label: 'restock, no rate limit', target: 'restock', env: { RATE_LIMIT_MAX: '0' } },
-  { label: 'restock, no load shedding', target: 'restock', env: { MAX_EVENT_LOOP_DELAY: '0' } },
-  {
-    label: 'restock, none of the three',
-    target: 'restock',
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY: '0' },
-  },
+  ...restockVariants('restock', 'restock'),
+  ...(flags.against ? restockVariants('against', 'before', flags.against) : []),
 ];
 
 const scenario = getOne();
@@ -64,13 +82,13 @@ async function main(): Promise<void> {
     const baseline = median(figures[0]?.cpu ?? []);
     const lines = ['', `GET one user, median of ${reps} runs of ${seconds} s, 50 connections`, ''];
     lines.push(
-      `${'server'.padEnd(28)} ${'CPU µs/req'.padStart(10)} ${'÷ baseline'.padStart(10)} ${'req/s'.padStart(8)}`,
+      `${'server'.padEnd(32)} ${'CPU µs/req'.padStart(10)} ${'÷ baseline'.padStart(10)} ${'req/s'.padStart(8)}`,
     );
     for (const [i, variant] of VARIANTS.entries()) {
       const cpu = median(figures[i]?.cpu ?? []);
       const rps = median(figures[i]?.rps ?? []);
       lines.push(
-        `${variant.label.padEnd(28)} ${cpu.toFixed(0).padStart(10)} ${(cpu / baseline).toFixed(2).padStart(10)} ${rps.toFixed(0).padStart(8)}`,
+        `${variant.label.padEnd(32)} ${cpu.toFixed(0).padStart(10)} ${(cpu / baseline).toFixed(2).padStart(10)} ${rps.toFixed(0).padStart(8)}`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
