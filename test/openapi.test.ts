@@ -139,10 +139,17 @@ for (const kind of STORE_KINDS) {
         }
         const ref = (schema: { $ref?: string } | undefined) => schema?.$ref?.replace('#/components/schemas/', '');
         const created = doc.paths[`/${resource.singular}/`]?.post;
-        assert.equal(ref(created?.responses['201']?.content?.['application/json']?.schema), Name);
-        assert.equal(
-          ref(created?.requestBody?.content['application/json']?.schema as { $ref?: string }),
-          `${Name}Fields`,
+        // One record, or an array of them (a bulk create): each form by its component.
+        type OneOrMany = { anyOf?: { $ref?: string; items?: { $ref?: string }; maxItems?: number }[] };
+        const answered = created?.responses['201']?.content?.['application/json']?.schema as OneOrMany;
+        assert.deepEqual(
+          answered.anyOf?.map((form) => ref(form) ?? `${ref(form.items)}[]`),
+          [Name, `${Name}[]`],
+        );
+        const sent = created?.requestBody?.content['application/json']?.schema as OneOrMany;
+        assert.deepEqual(
+          sent.anyOf?.map((form) => ref(form) ?? `${ref(form.items)}[] of at most ${form.maxItems}`),
+          [`${Name}Fields`, `${Name}Fields[] of at most 1000`],
         );
         assert.equal(
           ref(item.patch?.requestBody?.content['application/merge-patch+json']?.schema as { $ref?: string }),

@@ -201,9 +201,16 @@ for (const kind of STORE_KINDS) {
       });
 
       it('rejects bodies that are not JSON objects with 400', async () => {
-        for (const payload of ['{"a":', '[1,2]', '"text"', '42', 'null', 'true', '{"a":1}}', "{'a':1}"]) {
+        for (const payload of ['{"a":', '"text"', '42', 'null', 'true', '{"a":1}}', "{'a':1}"]) {
           problem(await post(payload), 400, 'malformed-json');
         }
+        // An array is a bulk create (test/bulk-create.test.ts): of records, so not of numbers.
+        assert.deepEqual(
+          (problem(await post('[1,2]'), 400, 'invalid-record') as { errors?: { pointer: string }[] }).errors?.map(
+            (e) => e.pointer,
+          ),
+          ['/0', '/1'],
+        );
         problem(await ctx.app.inject({ method: 'POST', url: `/${singular}/` }), 400, 'malformed-json');
         problem(await post(''), 400, 'malformed-json');
       });

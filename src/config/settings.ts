@@ -108,6 +108,12 @@ export const SETTINGS = {
     group: 'records',
     help: 'largest record, its fields as compact JSON in bytes, a create or change may leave (`413` above)',
   },
+  maxBulkRecords: {
+    default: '1000',
+    parse: integer(1, 100_000),
+    group: 'server',
+    help: 'most records one create may send as a JSON array, all created or none (`413` above)',
+  },
   maxPageBytes: {
     default: '8388608',
     parse: integer(1, 2 ** 29),

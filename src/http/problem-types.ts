@@ -70,6 +70,11 @@ export const PROBLEM_TYPES = {
     description: 'The record changed (or is gone) since the ETag in If-Match was read; nothing was written.',
   },
   'payload-too-large': { status: 413, title: 'Body too large', description: 'The request body exceeds the limit.' },
+  'too-many-records': {
+    status: 413,
+    title: 'Too many records',
+    description: 'A create sent more records in one array than the server takes at once (MAX_BULK_RECORDS).',
+  },
   'record-too-large': {
     status: 413,
     title: 'Record too large',

@@ -74,8 +74,11 @@ export interface Collection {
    * {@link IdempotencyConflictError} if the claim is no longer this request's.
    */
   create(data: string, idempotency?: IdempotentCreate): Promise<StoredRecord>;
-  /** Stores many new records in one transaction: all of them, in order, or none. */
-  createMany(data: readonly string[]): Promise<StoredRecord[]>;
+  /**
+   * Stores many new records in one transaction: all of them, in order, or none. With
+   * `idempotency`, the claim is completed with all of them in the same transaction.
+   */
+  createMany(data: readonly string[], idempotency?: IdempotentCreate): Promise<StoredRecord[]>;
   /**
    * Writes records exactly as given (ids, versions and timestamps kept), in one
    * transaction, all or none; for moving data between stores. Later creates get ids above
@@ -105,7 +108,8 @@ export type IdempotencyClaim =
   | { state: 'claimed' }
   | { state: 'running' }
   | { state: 'mismatch' }
-  | { state: 'done'; collection: string; record: StoredRecord }
+  /** The key's create succeeded: its record, or the records of a bulk create, to replay. */
+  | { state: 'done'; collection: string; record: StoredRecord | StoredRecord[] }
   /** The key's create succeeded, but its record was deleted since, and its copy with it. */
   | { state: 'gone'; collection: string; id: number };
 

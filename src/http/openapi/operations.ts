@@ -24,7 +24,8 @@ export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'r
 /** The documentation of each operation on `resource`, validated by `schema` when it has one. */
 export function operationDocs(
   resource: ResourceDefinition,
-  schema?: CollectionSchema,
+  schema: CollectionSchema | undefined,
+  maxBulkRecords: number,
 ): Record<OperationName, FastifySchema> {
   const { singular, plural } = resource;
   const names = recordSchemaNames(resource);
@@ -91,14 +92,25 @@ export function operationDocs(
       operationId: `create${names.record}`,
       description:
         'id, createdAt and updatedAt are set by the server and ignored when sent. With an Idempotency-Key, ' +
-        'a retry gets the first answer again instead of a second record.',
+        'a retry gets the first answer again instead of a second record. A JSON array of records creates ' +
+        `all of them in one transaction or none (at most ${maxBulkRecords}): the answer is the array of ` +
+        'records, with a Link rel="item" to each; a refusal\'s error pointers start with the item\'s index.',
       headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
-      body: componentRef(names.fields),
+      body: Type.Union([
+        componentRef(names.fields),
+        Type.Array(componentRef(names.fields), { minItems: 1, maxItems: maxBulkRecords }),
+      ]),
       response: {
-        201: one(`The created ${singular}.`, {
-          Location: ResponseHeaders.location,
-          'Idempotent-Replayed': ResponseHeaders.replayed,
-        }),
+        201: jsonResponse(
+          `The created ${singular}, or for an array the created ${plural}.`,
+          Type.Union([record, Type.Array(record)]),
+          {
+            ETag: ResponseHeaders.etag,
+            Location: ResponseHeaders.location,
+            Link: ResponseHeaders.link,
+            'Idempotent-Replayed': ResponseHeaders.replayed,
+          },
+        ),
         ...problemResponses([
           ...bodyChecks,
           'invalid-idempotency-key',
@@ -106,6 +118,7 @@ export function operationDocs(
           'idempotency-key-reused',
           'idempotent-record-gone',
           'ids-exhausted',
+          'too-many-records',
           'service-unavailable',
         ]),
       },

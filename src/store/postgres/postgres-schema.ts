@@ -123,6 +123,8 @@ function* syncCollections(
   yield sql(`
     CREATE OR REPLACE FUNCTION restock_forget_keys() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       UPDATE idempotency_keys SET record = NULL WHERE collection = TG_TABLE_NAME AND record_id = OLD.id;
+      UPDATE idempotency_keys SET record = NULL, record_id = OLD.id WHERE collection = TG_TABLE_NAME
+        AND record_id IS NULL AND record LIKE '%{"id":' || OLD.id || ',%';
       RETURN NULL;
     END $$`);
   for (const table of collections) {

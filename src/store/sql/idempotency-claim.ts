@@ -20,5 +20,5 @@ export function settledClaim(found: StoredKey, fingerprint: string): Idempotency
   if (found.state !== 'done') return undefined;
   const collection = found.collection ?? '';
   if (found.record === null) return { state: 'gone', collection, id: Number(found.recordId ?? 0) };
-  return { state: 'done', collection, record: JSON.parse(found.record) as StoredRecord };
+  return { state: 'done', collection, record: JSON.parse(found.record) as StoredRecord | StoredRecord[] };
 }

@@ -127,7 +127,7 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
       };
       return guard(driver.transaction(work), table);
     },
-    createMany(data) {
+    createMany(data, idempotency) {
       const work = function* (): Program<StoredRecord[]> {
         const now = isoNow();
         const head = `INSERT INTO "${table}" (data, created_at, updated_at)`;
@@ -141,7 +141,12 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
           created.push(...records(yield insert));
         }
         // Ids are drawn in the order of the rows: in id order is in the order given.
-        return created.sort((a, b) => a.id - b.id);
+        created.sort((a, b) => a.id - b.id);
+        if (idempotency) {
+          const done = yield completeClaim(dialect, table, created, idempotency);
+          if (done.changes !== 1) throw new IdempotencyConflictError();
+        }
+        return created;
       };
       return guard(driver.transaction(work), table);
     },

@@ -13,15 +13,24 @@ import type { Guard } from './sql-collection.js';
 /** How many times a claim looks again for a key released between its INSERT and its SELECT. */
 const CLAIM_ATTEMPTS = 3;
 
-/** Completes `claim` with the record its create made, in the create's transaction; changes 0 rows if the claim is no longer its. */
-export function completeClaim(dialect: SqlDialect, table: string, record: StoredRecord, claim: IdempotentCreate): Sql {
+/**
+ * Completes `claim` with the record its create made (or the records of a bulk create, kept
+ * with no `record_id`: a delete finds them in the copy itself), in the create's
+ * transaction; changes 0 rows if the claim is no longer its.
+ */
+export function completeClaim(
+  dialect: SqlDialect,
+  table: string,
+  record: StoredRecord | readonly StoredRecord[],
+  claim: IdempotentCreate,
+): Sql {
   return statement<'scope' | 'key' | 'token' | 'collection' | 'record' | 'id'>(
     dialect.placeholder,
     (p) =>
       `UPDATE idempotency_keys SET state = 'done', collection = ${p('collection')}, record = ${p('record')}, ` +
       `record_id = ${p('id')} WHERE scope = ${p('scope')} AND key = ${p('key')} AND token = ${p('token')} ` +
       `AND state = 'running'`,
-  )({ ...claim, collection: table, record: JSON.stringify(record), id: record.id });
+  )({ ...claim, collection: table, record: JSON.stringify(record), id: 'id' in record ? record.id : null });
 }
 
 export function sqlIdempotencyKeys(driver: SqlDriver, guard: Guard): IdempotencyKeys {

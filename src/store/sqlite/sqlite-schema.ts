@@ -10,6 +10,13 @@ import { dropSearchIndex, syncSearchIndex } from './search-index.js';
 /** What a create past the last id is refused with (see {@link MAX_ID}). */
 export const IDS_EXHAUSTED = 'restock: ids exhausted';
 
+/**
+ * How a bulk create's copy holds the deleted record: its JSON is an array of stored
+ * records, each `{"id":N,"data":"…",…}`, where the client's fields are one string with its
+ * quotes escaped, so no field of theirs can look like this.
+ */
+const BULK_COPY_PATTERN = `'%{"id":' || old.id || ',%'`;
+
 /** The table of one collection; AUTOINCREMENT, so that an id is never handed out again after a delete. */
 function collectionTableSql(table: string): string {
   return `
@@ -72,9 +79,14 @@ function* syncCollections(collections: readonly string[], searchIndex: boolean):
     // An id above 2^53 - 1 would reach clients as a neighbour's (JSON numbers are doubles).
     yield sql(`CREATE TRIGGER IF NOT EXISTS "${table}_ids_end" AFTER INSERT ON ${t} WHEN new.id > ${MAX_ID}
       BEGIN SELECT RAISE(ABORT, '${IDS_EXHAUSTED}'); END`);
-    // A deleted record's copy kept by the Idempotency-Key that created it goes with it.
-    yield sql(`CREATE TRIGGER IF NOT EXISTS "${table}_forget_keys" AFTER DELETE ON ${t}
-      BEGIN UPDATE idempotency_keys SET record = NULL WHERE collection = '${table}' AND record_id = old.id; END`);
+    // A deleted record's copy kept by the Idempotency-Key that created it goes with it: the
+    // key's record_id names it, or for a bulk create (no record_id) the copy holds it.
+    yield sql(`DROP TRIGGER IF EXISTS "${table}_forget_keys"`);
+    yield sql(`CREATE TRIGGER IF NOT EXISTS "${table}_forget_copies" AFTER DELETE ON ${t} BEGIN
+      UPDATE idempotency_keys SET record = NULL WHERE collection = '${table}' AND record_id = old.id;
+      UPDATE idempotency_keys SET record = NULL, record_id = old.id WHERE collection = '${table}'
+        AND record_id IS NULL AND record LIKE ${BULK_COPY_PATTERN};
+    END`);
   }
 }
 

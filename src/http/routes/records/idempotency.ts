@@ -31,7 +31,9 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
 };
 
 /** What to do with a create that carries a key. */
-export type IdempotentOutcome = { kind: 'create'; claim: IdempotentCreate } | { kind: 'replay'; record: StoredRecord };
+export type IdempotentOutcome =
+  | { kind: 'create'; claim: IdempotentCreate }
+  | { kind: 'replay'; record: StoredRecord | StoredRecord[] };
 
 /**
  * Looks the request's key up: a claim to go ahead with, or the stored record to replay.

@@ -26,6 +26,7 @@ export interface RecordRoutesOptions {
     | 'maxFieldNameLength'
     | 'maxRecordBytes'
     | 'maxPageBytes'
+    | 'maxBulkRecords'
   >;
 }
 
@@ -60,6 +61,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxFieldNameLength: config.maxFieldNameLength,
       maxRecordBytes: config.maxRecordBytes,
       maxPageBytes: config.maxPageBytes,
+      maxBulkRecords: config.maxBulkRecords,
       schema: options.schemas.get(resource.plural),
     });
   }

@@ -5,12 +5,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { CollectionSchema, SchemaViolation } from '../../../core/collection-schema.js';
 import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
-import { type Collection, type IdempotencyKeys, RecordTooLargeError, type StoredRecord } from '../../../store/store.js';
+import {
+  type Collection,
+  type IdempotencyKeys,
+  type IdempotentCreate,
+  RecordTooLargeError,
+  type StoredRecord,
+} from '../../../store/store.js';
 import { operationDocs } from '../../openapi/operations.js';
 import { type Operation, registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
+import { type BulkCreateOptions, bulkRecords, createAll, isBulk, sendCreated } from './bulk-create.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
@@ -34,6 +41,8 @@ export interface ResourceRoutesOptions {
   maxRecordBytes: number;
   /** Largest list page in bytes (MAX_PAGE_BYTES). */
   maxPageBytes: number;
+  /** The most records one create may send as an array (MAX_BULK_RECORDS). */
+  maxBulkRecords: number;
   /** The operator's schema for the collection: creates and the results of changes must pass it. */
   schema?: CollectionSchema;
 }
@@ -44,7 +53,7 @@ export function registerResourceRoutes(
   resource: ResourceDefinition,
   options: ResourceRoutesOptions,
 ) {
-  const docs = operationDocs(resource, options.schema);
+  const docs = operationDocs(resource, options.schema, options.maxBulkRecords);
   const op = operations(resource, options);
   const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
   const list = withDocs(op.list, docs.list);
@@ -90,8 +99,17 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
   const { schema } = options;
   const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
 
-  const created = (reply: FastifyReply, record: StoredRecord) =>
-    sendRecord(reply.header('location', paths.item(record.id)), 201, record);
+  const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
+    Array.isArray(record)
+      ? sendCreated(reply, record, bulk)
+      : sendRecord(reply.header('location', paths.item(record.id)), 201, record);
+  const bulk: BulkCreateOptions = {
+    collection,
+    ...(schema && { schema }),
+    maxRecordBytes: options.maxRecordBytes,
+    maxRecords: options.maxBulkRecords,
+    itemPath: paths.item,
+  };
 
   const list: Operation = {
     schema: { querystring: ListQuerySchema },
@@ -133,19 +151,23 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
 
   const create: Operation = {
     async handler(request, reply) {
-      const fields = clientFields(request.body);
-      if (schema) ensureValid(schema.check(fields), 'sent');
-      const data = JSON.stringify(fields);
-      const bytes = Buffer.byteLength(data);
+      // An array creates all its records or none (./bulk-create.ts); an object, one record.
+      const texts = isBulk(request) ? bulkRecords(request.body, bulk) : undefined;
+      const fields = texts ? undefined : clientFields(request.body);
+      if (fields && schema) ensureValid(schema.check(fields), 'sent');
+      const data = texts ? `[${texts.join(',')}]` : JSON.stringify(fields);
+      const bytes = texts ? 0 : Buffer.byteLength(data);
       if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
+      const write = (claim?: IdempotentCreate) =>
+        texts ? createAll(texts, bulk, () => collection.createMany(texts, claim)) : collection.create(data, claim);
       const key = idempotencyKeyOf(request);
-      if (key === undefined) return created(reply, await collection.create(data));
+      if (key === undefined) return created(reply, await write());
 
       const what = { method: request.method, path: paths.create, body: data };
       const outcome = await claimKey(options.idempotencyKeys, request, key, what, options.idempotency);
       if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
       try {
-        return created(reply, await collection.create(data, outcome.claim));
+        return created(reply, await write(outcome.claim));
       } catch (error) {
         // Nothing was written: let a retry run again rather than wait for the claim to go stale.
         await options.idempotencyKeys
