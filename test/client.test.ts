@@ -115,6 +115,22 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it('creates many records in one request, all or none', async () => {
+      const products = createClient<Shop>({ baseUrl: origin }).collection('products');
+      const made = await products.createMany([
+        { name: 'one', tags: ['many'] },
+        { name: 'two', tags: ['many'] },
+      ]);
+      assert.deepEqual(
+        made.map((p) => p.name),
+        ['one', 'two'],
+      );
+      await assert.rejects(
+        products.createMany([{ name: 'three' }, 7 as unknown as Product]),
+        (error) => error instanceof ProblemError && error.problem.errors?.[0]?.pointer === '/1',
+      );
+    });
+
     it('throws ProblemError with the problem document restock sent', async () => {
       const products = createClient({ baseUrl: origin }).collection('products');
       await assert.rejects(products.page({ limit: 0 }), (error) => {

@@ -80,6 +80,13 @@ export class CollectionClient<T extends object> {
     return this.#one(await this.#transport.send('POST', this.#path(), { body: fields, headers, repeatable: true }));
   }
 
+  /** Creates all of `records` in one transaction, or none (a ProblemError points at the failing items). */
+  async createMany(records: readonly T[], options: { idempotencyKey?: string } = {}): Promise<Stored<T>[]> {
+    const headers = { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() };
+    const response = await this.#transport.send('POST', this.#path(), { body: records, headers, repeatable: true });
+    return (await response.json()) as Stored<T>[];
+  }
+
   /** Applies `patch` as a JSON Merge Patch, atomically, and answers the record after it. */
   async update(id: number | SystemFields, patch: Patch<T>, options: WriteOptions = {}): Promise<Stored<T>> {
     return this.#one(await this.#transport.send('PUT', this.#path(id), { body: patch, headers: ifMatch(options) }));

@@ -94,7 +94,7 @@ export function operationDocs(
         'id, createdAt and updatedAt are set by the server and ignored when sent. With an Idempotency-Key, ' +
         'a retry gets the first answer again instead of a second record. A JSON array of records creates ' +
         `all of them in one transaction or none (at most ${maxBulkRecords}): the answer is the array of ` +
-        'records, with a Link rel="item" to each; a refusal\'s error pointers start with the item\'s index.',
+        "records, each with its id; a refusal's error pointers start with the item's index.",
       headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
       body: Type.Union([
         componentRef(names.fields),
@@ -107,7 +107,6 @@ export function operationDocs(
           {
             ETag: ResponseHeaders.etag,
             Location: ResponseHeaders.location,
-            Link: ResponseHeaders.link,
             'Idempotent-Replayed': ResponseHeaders.replayed,
           },
         ),

@@ -101,14 +101,13 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
 
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
-      ? sendCreated(reply, record, bulk)
+      ? sendCreated(reply, record)
       : sendRecord(reply.header('location', paths.item(record.id)), 201, record);
   const bulk: BulkCreateOptions = {
     collection,
     ...(schema && { schema }),
     maxRecordBytes: options.maxRecordBytes,
     maxRecords: options.maxBulkRecords,
-    itemPath: paths.item,
   };
 
   const list: Operation = {
