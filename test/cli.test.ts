@@ -168,6 +168,58 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it('--upsert replaces what matches on id or a unique field and creates the rest, the same on every run', async () => {
+      const url = await fresh();
+      const schemas = { SCHEMAS: 'schemas/store' };
+      const first = ndjson([
+        { id: 1, name: 'Ada', tags: ['a'] },
+        { id: 2, name: 'Grace', note: 'dropped by the replace' },
+      ]);
+      assert.equal((await cli(url, ['import', '-', '-c', 'users'], first)).code, 0);
+      const byId = ndjson([
+        { id: 2, name: 'Grace', team: null },
+        { id: 3, name: 'Lin' },
+      ]);
+      for (const run of [1, 2]) {
+        const result = await cli(url, ['import', '-', '-c', 'users', '--upsert', 'id'], byId);
+        assert.equal(result.code, 0, result.stderr);
+        const counts = run === 1 ? '1 created, 1 replaced' : '0 created, 2 replaced';
+        assert.match(result.stdout, new RegExp(`^imported 2 users \\(${counts}\\)`));
+      }
+      assert.deepEqual(
+        (await all('users')).map((r) => [r.id, JSON.parse(r.data)]),
+        [
+          [1, { name: 'Ada', tags: ['a'] }],
+          [2, { name: 'Grace', team: null }],
+          [3, { name: 'Lin' }],
+        ],
+        'a replaced record holds exactly the line: no merge, and a null stays a null',
+      );
+
+      const seeded = ndjson([{ name: 'kettle', sku: 'K', price: 20 }]);
+      assert.equal((await cli(url, ['import', '-', '-c', 'products'], seeded, schemas)).code, 0);
+      const bySku = ndjson([
+        { name: 'kettle, new', sku: 'K' },
+        { name: 'lid', sku: 'L' },
+      ]);
+      const result = await cli(url, ['import', '-', '-c', 'products', '--upsert', 'sku'], bySku, schemas);
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(
+        (await all('products')).map((r) => JSON.parse(r.data)),
+        [
+          { name: 'kettle, new', sku: 'K' },
+          { name: 'lid', sku: 'L' },
+        ],
+      );
+
+      await assert.rejects(
+        cli(url, ['import', '-', '-c', 'products', '--upsert', 'name'], bySku, schemas),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          /--upsert takes id or a unique field.*id, sku; got "name"/.test(error.message),
+      );
+    });
+
     it('--dry-run checks every line, in the file and against the database, and writes nothing', async () => {
       const url = await fresh();
       const schemas = { SCHEMAS: 'schemas/store' };

@@ -94,6 +94,11 @@ export interface Collection {
    */
   merge(id: number, patch: string | object, conditions?: WriteConditions): Promise<StoredRecord | undefined>;
   /**
+   * Replaces a record's fields with `data` (JSON text), as a new version; resolves with the
+   * result once durable, or undefined if no such id. For `restock import --upsert`.
+   */
+  replace(id: number, data: string): Promise<StoredRecord | undefined>;
+  /**
    * Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as
    * for merge. In the same transaction, an `Idempotency-Key` that created the record forgets
    * its copy of it (a retry then hears it is gone).

@@ -6,7 +6,8 @@
  * export imported elsewhere is the same data at the same addresses; a record without one
  * gets a new id, as a POST would. `--new-ids` gives every record a new id. Records are
  * written in batches, each one transaction (./batches.ts); a line or batch that fails undoes
- * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts).
+ * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts); `--upsert FIELD`
+ * replaces the records that match on FIELD, and can run again after a failure (./upsert.ts).
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -18,6 +19,7 @@ import { InputError, readRecords } from '../record-reader.js';
 import { ImportWriter } from './batches.js';
 import { DryRun } from './dry-run.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
+import { Upserter } from './upsert.js';
 
 /**
  * The most JSON text (in UTF-16 units) one batch holds, whatever --batch-size says: a
@@ -31,6 +33,11 @@ export const importOptions = {
   'batch-size': { type: 'string', help: 'records per transaction (default 1000)', placeholder: 'N' },
   'new-ids': { type: 'boolean', help: 'give every record a new id, ignoring the ids in the file' },
   'dry-run': { type: 'boolean', help: 'check every line, also against the database, and write nothing' },
+  upsert: {
+    type: 'string',
+    help: 'replace the records that match one in the file on FIELD (id, or a unique field); create the others',
+    placeholder: 'FIELD',
+  },
 } as const;
 
 export async function runImport({ config, options, positionals, io }: CommandContext): Promise<number> {
@@ -76,7 +83,10 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       return problems > 0 ? 1 : 0;
     }
 
-    const writer = new ImportWriter(collection);
+    const writer =
+      typeof options.upsert === 'string'
+        ? new Upserter(collection, options.upsert, schema)
+        : new ImportWriter(collection);
     let batch: Pending[] = [];
     let batchBytes = 0;
     const flush = async () => {
@@ -84,7 +94,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       await writer.write(batch);
       batch = [];
       batchBytes = 0;
-      progress.update(writer.created + writer.restored);
+      progress.update(written(writer));
     };
     try {
       for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
@@ -103,6 +113,13 @@ export async function runImport({ config, options, positionals, io }: CommandCon
         error instanceof BadRecord || error instanceof InputError ? error.line : from === to ? from : undefined;
       const where = line === undefined ? `lines ${from}–${to}` : `line ${line}`;
       io.stderr.write(`restock: ${where}: ${(error as Error).message}\n`);
+      if (writer instanceof Upserter) {
+        io.stderr.write(
+          `restock: the ${written(writer)} ${name} written before it stay; run the fixed file again with ` +
+            '--upsert to finish.\n',
+        );
+        return 1;
+      }
       const undone = await writer.undo();
       io.stderr.write(
         `restock: nothing was imported${undone > 0 ? `: the ${undone} ${name} written before it were deleted again` : ''}.\n`,
@@ -112,13 +129,20 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     progress.stop();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     io.stdout.write(
-      `imported ${writer.created + writer.restored} ${name} (${writer.created} with new ids, ${writer.restored} ` +
-        `with their own) in ${seconds} s\n`,
+      writer instanceof Upserter
+        ? `imported ${written(writer)} ${name} (${writer.created} created, ${writer.replaced} replaced) in ${seconds} s\n`
+        : `imported ${written(writer)} ${name} (${writer.created} with new ids, ${writer.restored} with their own) ` +
+            `in ${seconds} s\n`,
     );
     return 0;
   } finally {
     await close();
   }
+}
+
+/** Records written so far. */
+function written(writer: ImportWriter | Upserter): number {
+  return writer instanceof Upserter ? writer.created + writer.replaced : writer.created + writer.restored;
 }
 
 function openFile(file: string): Readable {

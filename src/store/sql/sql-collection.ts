@@ -182,6 +182,9 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
       };
       return guard(driver.transaction(work), table);
     },
+    async replace(id, data) {
+      return records(await guard(driver.write(sql.update({ id, data, now: isoNow() })), table))[0];
+    },
     async remove(id, { ifVersion } = {}) {
       const versions = ifVersion === undefined || ifVersion === '*' ? undefined : ifVersion;
       if (versions?.length === 0) throw new PreconditionFailedError();

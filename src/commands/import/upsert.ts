@@ -1,0 +1,82 @@
+/**
+ * `restock import --upsert FIELD`: a record that matches a stored one on FIELD (`id`, or a
+ * unique field the collection's schema declares) replaces its fields; the others are created
+ * as a plain import creates them. Running the same file twice leaves what one run leaves, so
+ * a run that stopped part way is finished by running it again.
+ */
+import { ConfigError } from '../../config/index.js';
+import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { Collection, Condition, StoredRecord } from '../../store/store.js';
+import { ImportWriter } from './batches.js';
+import type { Pending } from './record-line.js';
+
+export class Upserter {
+  replaced = 0;
+  readonly #creator: ImportWriter;
+  readonly #path: readonly string[] | undefined;
+
+  constructor(
+    private readonly collection: Collection,
+    field: string,
+    schema: CollectionSchema | undefined,
+  ) {
+    this.#creator = new ImportWriter(collection);
+    if (field === 'id') return;
+    const unique = schema?.unique.find((u) => u.path.join('.') === field && !u.ignoreCase);
+    if (!unique) {
+      const fields = (schema?.unique ?? []).filter((u) => !u.ignoreCase).map((u) => u.path.join('.'));
+      throw new ConfigError(
+        `--upsert takes id or a unique field the collection's schema declares (x-unique, not ignoring case): ` +
+          `${['id', ...fields].join(', ')}; got "${field}"`,
+      );
+    }
+    this.#path = unique.path;
+  }
+
+  get created(): number {
+    return this.#creator.created + this.#creator.restored;
+  }
+
+  /** Replaces the batch's records that match a stored one, and creates the others. */
+  async write(batch: readonly Pending[]): Promise<void> {
+    const keys = batch.map((pending) => this.#keyOf(pending));
+    const wanted = keys.filter((key) => key !== undefined);
+    const stored = new Map<string, number>();
+    if (wanted.length > 0) {
+      const field: Condition['field'] = this.#path ? { path: this.#path } : 'id';
+      const found = await this.collection.list({
+        where: [{ field, op: 'in', value: wanted }],
+        sort: [],
+        limit: wanted.length,
+      });
+      for (const record of found) stored.set(JSON.stringify(this.#storedKey(record)), record.id);
+    }
+    const fresh: Pending[] = [];
+    const replacing: Promise<unknown>[] = [];
+    for (const [i, pending] of batch.entries()) {
+      const id = stored.get(JSON.stringify(keys[i]));
+      if (id === undefined) fresh.push(pending);
+      else replacing.push(this.collection.replace(id, pending.data));
+    }
+    await Promise.all(replacing);
+    this.replaced += replacing.length;
+    if (fresh.length > 0) await this.#creator.write(fresh);
+  }
+
+  #keyOf(pending: Pending): string | number | undefined {
+    if (!this.#path) return pending.kept?.id;
+    return scalarAt(pending.fields, this.#path);
+  }
+
+  #storedKey(record: StoredRecord): string | number | undefined {
+    return this.#path ? scalarAt(JSON.parse(record.data) as Record<string, unknown>, this.#path) : record.id;
+  }
+}
+
+function scalarAt(fields: Record<string, unknown>, path: readonly string[]): string | number | undefined {
+  let value: unknown = fields;
+  for (const segment of path) {
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+}
