@@ -60,7 +60,8 @@ export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): P
   if (raw.q?.includes('\0')) throw invalid('q', NUL_REFUSED);
   const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, sortKey);
   return {
-    query: { where, sort, limit: raw.limit, offset: raw.offset, after, search: raw.q },
+    // The route's validator fills in limit's default; a caller that skips it gets the same.
+    query: { where, sort, limit: raw.limit ?? 100, offset: raw.offset, after, search: raw.q },
     sortKey,
     fields: raw.fields === undefined ? undefined : parseFields(raw.fields, maxFieldNameLength),
   };

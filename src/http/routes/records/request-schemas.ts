@@ -17,7 +17,8 @@ export type IdParams = Static<typeof IdParamsSchema>;
  */
 export const ListQuerySchema = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' }),
+    // Optional, with its default (applied by the validator): a client need not send it.
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' })),
     cursor: Type.Optional(Type.String({ description: 'Where the next page starts, from a Link: rel="next".' })),
     offset: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
