@@ -45,7 +45,14 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'restock', version: VERSION, description: DESCRIPTION },
+      info: {
+        title: 'restock',
+        version: VERSION,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      // Relative: the server that serves this document, at whatever address it was reached.
+      servers: [{ url: '/', description: 'this server' }],
       tags: [
         ...resources.map((r) => ({ name: r.plural, description: r.description })),
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },

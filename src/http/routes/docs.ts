@@ -47,6 +47,7 @@ async function serveDocs(app: FastifyInstance): Promise<void> {
           docs: {
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (JSON)',
+            operationId: 'getOpenApiJson',
             response: {
               200: { description: 'The document.', content: { 'application/json': { schema: Type.Object({}) } } },
             },
@@ -66,6 +67,7 @@ async function serveDocs(app: FastifyInstance): Promise<void> {
           docs: {
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (YAML)',
+            operationId: 'getOpenApiYaml',
             response: {
               200: { description: 'The document.', content: { 'application/yaml': { schema: Type.String() } } },
             },

@@ -64,6 +64,7 @@ async function serveService(app: FastifyInstance, { store, resources }: ServiceR
           docs: {
             ...service,
             summary: 'Index of links (the browser console for a browser)',
+            operationId: 'getIndex',
             description:
               'API clients get a JSON index of links; a request that prefers text/html (a browser) gets the ' +
               'console, a page to list, create, edit and delete records. Responses vary on Accept.',
@@ -96,6 +97,7 @@ async function serveService(app: FastifyInstance, { store, resources }: ServiceR
           docs: {
             ...service,
             summary: 'Liveness: the process runs',
+            operationId: 'getLiveness',
             response: { 200: jsonResponse('Alive.', HealthSchema), ...problemResponses([]) },
           },
           handler: async () => ({ status: 'ok' }),
@@ -111,6 +113,7 @@ async function serveService(app: FastifyInstance, { store, resources }: ServiceR
           docs: {
             ...service,
             summary: 'Readiness: the database answers',
+            operationId: 'getReadiness',
             response: {
               200: jsonResponse('Ready to serve.', ReadySchema),
               ...problemResponses(['service-unavailable']),
@@ -139,6 +142,7 @@ async function serveService(app: FastifyInstance, { store, resources }: ServiceR
           docs: {
             ...service,
             summary: 'What a problem type means',
+            operationId: 'getProblemType',
             response: {
               200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeSchema),
               ...problemResponses(['not-found']),

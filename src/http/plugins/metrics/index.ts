@@ -101,6 +101,7 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
           docs: {
             tags: ['service'],
             summary: 'Prometheus metrics',
+            operationId: 'getMetrics',
             response: {
               200: {
                 description: 'Metrics in the Prometheus text format.',
