@@ -12,6 +12,7 @@ import type { ResourceDefinition } from '../../core/resources.js';
 import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentGuards, type GuardsOn } from './guards.js';
+import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_SCHEMA_ID, ProblemSchema } from './problem-schema.js';
 import { recordSchemas } from './record-schemas.js';
 
@@ -62,6 +63,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
           { [PROBLEM_SCHEMA_ID]: ProblemSchema },
           ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document)),
         ),
+        parameters: overrideParameters,
         securitySchemes: {
           apiKey: {
             type: 'http',
@@ -73,5 +75,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       // Optional: a server without keys is open, and the probes answer anyone.
       security: [{}, { apiKey: [] }],
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? referenceOverrideHeaders(document.openapiObject) : document.swaggerObject,
   });
 }
