@@ -16,7 +16,6 @@ import { ConfigError, defaultConfig, loadConfig, parseApiKeys } from '../src/con
 import { declareCollections } from '../src/core/collections.js';
 import { buildApp } from '../src/http/app.js';
 import { RedisUnavailableError } from '../src/http/plugins/rate-limit/index.js';
-import { LocalBudgets } from '../src/http/plugins/rate-limit/local-budgets.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import { problem, useApp, useDatabase } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
@@ -277,26 +276,6 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
-
-describe('budgets counted in this process', () => {
-  it("restart each key's window once it ends, and keep the keys of recent windows only", () => {
-    const budgets = new LocalBudgets(2, 1000);
-    const spent = [0, 10, 20].map((at) => budgets.spend('a', at));
-    assert.deepEqual(
-      spent.map((s) => [s.remaining, s.exceeded, s.resetMs]),
-      [
-        [1, false, 1000],
-        [0, false, 990],
-        [0, true, 980],
-      ],
-    );
-    assert.deepEqual(budgets.spend('a', 1000), { remaining: 1, resetMs: 1000, exceeded: false }, 'a new window');
-    for (let key = 0; key < 50; key++) budgets.spend(`k${key}`, 1500);
-    assert.equal(budgets.size, 51);
-    budgets.spend('late', 2600);
-    assert.equal(budgets.size, 1, 'every window that ended is forgotten by the next new key');
-  });
-});
 
 describe('limit settings', () => {
   it('have defaults that bound every wait, and refuse what cannot work', () => {

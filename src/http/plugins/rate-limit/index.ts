@@ -1,16 +1,15 @@
 /**
  * The request budget: requests per window per API key (per address without a valid one),
- * counted in this process (./local-budgets.ts) or shared by every instance through Redis
- * (@fastify/rate-limit). A route leaves the budget with `config: { rateLimit: false }`: the probes, which
+ * through @fastify/rate-limit, counted in this process or shared by every instance through
+ * Redis. A route leaves the budget with `config: { rateLimit: false }`: the probes, which
  * must tell load balancers the truth.
  */
 import rateLimitPlugin, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpProblem } from '../../problem.js';
 import { credentialOf } from '../access-control.js';
 import { isPreflight } from '../cors/preflight.js';
-import { LocalBudgets } from './local-budgets.js';
 import { connectRedis } from './redis.js';
 
 export { RedisUnavailableError } from './redis.js';
@@ -33,24 +32,19 @@ export interface RateLimitOptions {
 export const rateLimit = fp<RateLimitOptions>(
   async (app, options) => {
     if (options.max === 0) return;
-    if (options.redisUrl === '') {
-      countInProcess(app, options);
-      return;
-    }
-    const redis = await connectRedis(app, options.redisUrl);
+    const redis = options.redisUrl === '' ? undefined : await connectRedis(app, options.redisUrl);
     await app.register(rateLimitPlugin, {
       global: false,
       max: options.max,
       timeWindow: options.windowMs,
       // RateLimit-Limit, -Remaining and -Reset (the IETF draft) rather than X-RateLimit-*.
       enableDraftSpec: true,
-      redis,
-      nameSpace: 'restock-rate-limit:',
+      ...(redis ? { redis, nameSpace: 'restock-rate-limit:' } : {}),
       // A Redis outage must not take the API down: requests pass unlimited (and it is logged).
       skipOnError: true,
       keyGenerator: rateLimitKey,
       // A preflight to a probe is no probe: every preflight is counted, alike on every path.
-      allowList: exempt,
+      allowList: (request) => !isPreflight(request) && request.routeOptions.config.rateLimit === false,
       errorResponseBuilder: (_request, context) =>
         new HttpProblem('too-many-requests', `Too many requests; retry in ${context.after}.`),
     });
@@ -62,25 +56,6 @@ export const rateLimit = fp<RateLimitOptions>(
     dependencies: ['restock-request-id', 'restock-load-shedding', 'restock-cors', 'restock-access-control'],
   },
 );
-
-/** A probe's own request spends no budget; a preflight to a probe is no probe, and does. */
-function exempt(request: FastifyRequest): boolean {
-  return !isPreflight(request) && request.routeOptions.config.rateLimit === false;
-}
-
-/** The same budgets and answers as the plugin's, counted by {@link LocalBudgets} in one synchronous hook. */
-function countInProcess(app: FastifyInstance, { max, windowMs }: RateLimitOptions): void {
-  const budgets = new LocalBudgets(max, windowMs);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (exempt(request)) return done();
-    const { remaining, resetMs, exceeded } = budgets.spend(rateLimitKey(request));
-    const reset = Math.ceil(resetMs / 1000);
-    reply.header('ratelimit-limit', max).header('ratelimit-remaining', remaining).header('ratelimit-reset', reset);
-    if (!exceeded) return done();
-    reply.header('retry-after', reset);
-    done(new HttpProblem('too-many-requests', `Too many requests; retry in ${reset} s.`));
-  });
-}
 
 /** Whose budget a request spends: its API key's, else its address's (IPv6 by /64, as the plugin does). */
 export function rateLimitKey(request: FastifyRequest): string {
