@@ -255,6 +255,34 @@ describe('the console and the reference page in Chromium', () => {
     }
   });
 
+  it('shows a reference as a link to the record it names, which opens it', async () => {
+    const schemaDb = await sqliteKind.create();
+    const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/store' });
+    try {
+      const post = (path: string, fields: object) =>
+        fetch(`${shop.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(fields),
+        });
+      assert.equal((await post('/user/', { name: 'Grace Hopper', email: 'grace@example.com' })).status, 201);
+      assert.equal((await post('/product/', { name: 'Teapot', sku: 'TEA-1' })).status, 201);
+      const order = { userId: 1, items: [{ productId: 1, quantity: 1 }], status: 'placed' };
+      assert.equal((await post('/order/', order)).status, 201);
+      await page.goto(`${shop.url}/#orders`);
+      const link = page.locator('#records tbody a[href="#users/1"]');
+      await link.waitFor();
+      assert.equal(await link.textContent(), '1 Grace Hopper');
+      await link.click();
+      await page.locator('#editor-title').filter({ hasText: 'User 1' }).waitFor();
+      assert.equal(JSON.parse(await page.locator('#record-json').inputValue()).email, 'grace@example.com');
+      await page.locator('#list-title').filter({ hasText: 'Users' }).waitFor();
+    } finally {
+      assert.equal(await shop.stop(), 0);
+      await schemaDb.drop();
+    }
+  });
+
   it('pages through a collection by following Link rel="next"', async () => {
     for (let i = 1; i <= 23; i++) await api('POST', '/product/', { name: `paged ${String(i).padStart(2, '0')}` });
     await openConsole('products');

@@ -8,6 +8,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { defaultConfig } from '../src/config/index.js';
+import { buildApp } from '../src/http/app.js';
 import { useApp } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -50,6 +52,33 @@ for (const kind of STORE_KINDS) {
       // The last steps tunnelled a PUT and a DELETE: the product is gone, as the README says.
       const last = /localhost:3000(\S+)/.exec(lines[lines.length - 1] ?? '')?.[1] ?? '';
       assert.equal((await ctx.app.inject({ url: last })).statusCode, 404);
+    });
+
+    it('the shop walk-through places an order and reads it back with expand', async () => {
+      const db = await kind.create();
+      const shop = await buildApp({
+        config: defaultConfig({ databaseUrl: db.url, schemas: 'schemas/store', maxEventLoopDelay: 0 }),
+        logStream: false,
+      });
+      try {
+        const at = (await shop.listen({ host: '127.0.0.1', port: 0 })).replace('http://', '');
+        const lines = curlLines('A shop: orders that name users and products');
+        assert.ok(lines.length >= 5, `found ${lines.length} curl commands`);
+        for (const line of lines) {
+          const { status } = await curl(line, at);
+          assert.ok(status >= 200 && status < 300, `${line}\n  answered ${status}`);
+        }
+        const order = JSON.parse((await shop.inject({ url: '/order/1/?expand=userId,items.productId' })).body);
+        assert.equal(order.expand.userId.name, 'Grace Hopper');
+        assert.deepEqual(
+          order.expand['items.productId'].map((p: { name: string }) => p.name),
+          ['Teapot', 'Cup'],
+        );
+        assert.equal((await shop.inject({ method: 'DELETE', url: '/user/1/' })).statusCode, 409);
+      } finally {
+        await shop.close();
+        await db.drop();
+      }
     });
 
     it('the list examples answer 200 as written', async () => {

@@ -189,10 +189,16 @@ async function start() {
   selectFromHash();
 }
 
+/** `#orders` opens a collection; `#users/7` opens it with record 7 in the editor (a reference's link). */
 function selectFromHash() {
-  const wanted = fragmentText(location.hash.slice(1));
+  const [wanted, id] = fragmentText(location.hash.slice(1)).split('/');
   const collection = state.collections.find((c) => c.name === wanted) ?? state.collections[0];
-  if (!collection || collection === state.current) return;
+  if (!collection) return;
+  if (collection !== state.current) showCollection(collection);
+  if (id && /^[1-9][0-9]{0,15}$/.test(id)) openRecord(Number(id));
+}
+
+function showCollection(collection) {
   state.current = collection;
   for (const button of ui.collections.children) {
     button.setAttribute('aria-pressed', String(button.dataset.collection === collection.name));
@@ -222,6 +228,9 @@ function fragmentText(fragment) {
 /** The first page's address, with the search, sort and page size asked for. */
 function firstPage() {
   const params = new URLSearchParams({ limit: ui.limit.value });
+  // The records each column's reference names come embedded, to show and link them.
+  const linked = linkedColumns(state.current);
+  if (linked.length > 0) params.set('expand', linked.map((r) => r.name).join(','));
   const sort = ui.sort.value.replaceAll(' ', '');
   if (sort) params.set('sort', sort);
   if (ui.q.value.trim()) params.set('q', ui.q.value.trim());
@@ -266,12 +275,17 @@ function pageSummary(collection) {
   return `Page ${number}: ${count} ${noun}${of}${state.nextPage ? '; more on the next page' : ''}.`;
 }
 
+/** The references of a collection that are a column of their own: a top-level field holding one id. */
+function linkedColumns(collection) {
+  return (collection.references ?? []).filter((r) => !r.many && !r.name.includes('.'));
+}
+
 /** The columns of the page on screen: id, the fields most records have, and updatedAt. */
 function columnsOf(rows) {
   const seen = new Map();
   for (const row of rows) {
     for (const key of Object.keys(row)) {
-      if (!SYSTEM_FIELDS.includes(key)) seen.set(key, (seen.get(key) ?? 0) + 1);
+      if (!SYSTEM_FIELDS.includes(key) && key !== 'expand') seen.set(key, (seen.get(key) ?? 0) + 1);
     }
   }
   const fields = [...seen].sort((a, b) => b[1] - a[1]).map(([key]) => key);
@@ -306,6 +320,7 @@ function renderTable() {
   }
   ui.table.tHead.replaceChildren(head);
 
+  const linked = new Map(linkedColumns(state.current).map((r) => [r.name, r.collection]));
   const body = ui.table.tBodies[0];
   body.replaceChildren(
     ...state.rows.map((row) => {
@@ -321,17 +336,34 @@ function renderTable() {
           open.setAttribute('aria-label', `Edit ${state.current.singular} ${row.id}`);
           open.addEventListener('click', () => openRecord(row.id));
           cell.append(open);
+        } else if (linked.has(column) && Number.isSafeInteger(row[column]) && row[column] > 0) {
+          cell.append(referenceLink(linked.get(column), row[column], row.expand?.[column]));
         } else {
           cell.textContent = preview(row[column], column === 'updatedAt');
         }
         tr.append(cell);
       }
       tr.addEventListener('click', (event) => {
-        if (!(event.target instanceof HTMLButtonElement)) openRecord(row.id);
+        // Buttons and reference links do their own thing.
+        if (!(event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement)) {
+          openRecord(row.id);
+        }
       });
       return tr;
     }),
   );
+}
+
+/** A link to the record a reference names (`#users/7`), labelled with its id and its name or title. */
+function referenceLink(collection, id, record) {
+  const link = document.createElement('a');
+  link.href = `#${encodeURIComponent(collection)}/${id}`;
+  const label = record
+    ? ['name', 'title', 'label', 'email'].map((key) => record[key]).find((v) => typeof v === 'string')
+    : undefined;
+  link.textContent = record === null ? `${id} (missing)` : label ? `${id} ${preview(label)}` : String(id);
+  link.title = `Open ${collection} ${id}`;
+  return link;
 }
 
 function preview(value, isTime) {

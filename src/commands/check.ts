@@ -1,16 +1,18 @@
 /**
  * `restock check`: which stored records break their collection's schema, which hold text
  * the API now refuses (a lone surrogate, which a SQLite database may hold from before), and
- * which values of a unique field several records share. Turning a schema on never changes
+ * which values of a unique field several records share, and which name records (`x-ref`)
+ * that do not exist (written before the reference was declared, or imported). Turning a schema on never changes
  * stored records; this is how an operator finds the ones to fix.
  */
 
 import type { CollectionSchema } from '../core/collection-schema.js';
 import { declareCollections } from '../core/collections.js';
 import { checkLimits } from '../core/record-rules.js';
+import { heldIds, type Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
-import type { Position, Store } from '../store/store.js';
+import { type Collection, MAX_MANY, type Position, type Store, type StoredRecord } from '../store/store.js';
 import type { CommandContext } from './command.js';
 
 /** Records read at a time: at most 100 MiB of them with records of up to 1 MiB. */
@@ -28,6 +30,8 @@ export interface CheckSummary {
   badText: number;
   /** Values of unique fields held by more than one record. */
   duplicated: number;
+  /** References to records that do not exist. */
+  dangling: number;
 }
 
 /**
@@ -40,7 +44,7 @@ export async function checkRecords(
   report: (line: string) => void,
   collections: readonly string[] = [...schemas.keys()],
 ): Promise<CheckSummary> {
-  const summary: CheckSummary = { checked: 0, invalid: 0, badText: 0, duplicated: 0 };
+  const summary: CheckSummary = { checked: 0, invalid: 0, badText: 0, duplicated: 0, dangling: 0 };
   for (const collection of collections) {
     const schema = schemas.get(collection);
     const records = store.collection(collection);
@@ -61,6 +65,12 @@ export async function checkRecords(
         summary.invalid++;
         for (const v of violations) report(`${collection}/${record.id} ${v.pointer || '/'}: ${v.message}`);
       }
+      for (const reference of schema?.references ?? []) {
+        for (const line of await danglingIn(page, reference, store.collection(reference.target))) {
+          summary.dangling++;
+          report(`${collection}/${line}`);
+        }
+      }
       const last = page[page.length - 1];
       if (!last || page.length < PAGE_SIZE) break;
       after = last.position;
@@ -76,6 +86,21 @@ export async function checkRecords(
     }
   }
   return summary;
+}
+
+/** Where the records of a page name a record of `target` that does not exist: `<id> <pointer>: …` lines. */
+async function danglingIn(page: readonly StoredRecord[], reference: Reference, target: Collection) {
+  const held = page.flatMap((record) =>
+    heldIds(JSON.parse(record.data), reference).map((h) => ({ ...h, record: record.id })),
+  );
+  const ids = [...new Set(held.map((h) => h.id).filter((id) => id > 0))];
+  const found = new Set<number>();
+  for (let at = 0; at < ids.length; at += MAX_MANY) {
+    for (const record of await target.getMany(ids.slice(at, at + MAX_MANY))) found.add(record.id);
+  }
+  return held
+    .filter((h) => !found.has(h.id))
+    .map((h) => `${h.record} ${h.pointer}: names no record of ${reference.target} (id ${h.id})`);
 }
 
 /**
@@ -97,9 +122,10 @@ export async function runCheck({ config, io }: CommandContext): Promise<number> 
     const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`), collections);
     io.stderr.write(
       `checked ${summary.checked} records: ${summary.invalid} break their schema, ${summary.badText} hold a ` +
-        `lone surrogate, ${summary.duplicated} values of unique fields are shared\n`,
+        `lone surrogate, ${summary.duplicated} values of unique fields are shared, ${summary.dangling} ` +
+        'references name no record\n',
     );
-    return summary.invalid + summary.badText + summary.duplicated > 0 ? 1 : 0;
+    return summary.invalid + summary.badText + summary.duplicated + summary.dangling > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

@@ -17,6 +17,7 @@ import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 import { escapePointer } from './json-pointer.js';
+import { ON_DELETE, type Reference, referencesOf } from './references.js';
 import type { UniqueField } from './unique-field.js';
 
 /** One failed check, as a JSON Pointer into the record and a message. */
@@ -36,6 +37,8 @@ export interface CollectionSchema {
   /** Dotted field paths to index (`x-index`). */
   indexes: string[];
   unique: UniqueField[];
+  /** Its fields that hold ids of records (`x-ref`, ../references.ts). */
+  references: Reference[];
   /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
   check(record: unknown): SchemaViolation[];
 }
@@ -44,6 +47,8 @@ export interface CollectionSchema {
 const UNIQUE_KEYWORD = 'x-unique';
 const SINGULAR_KEYWORD = 'x-singular';
 const INDEX_KEYWORD = 'x-index';
+const REF_KEYWORD = 'x-ref';
+const ON_DELETE_KEYWORD = 'x-on-delete';
 
 /**
  * Reads every `*.json` file of `folder` as the schema of the collection it is named after
@@ -63,6 +68,8 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
   ajv.addKeyword({ keyword: UNIQUE_KEYWORD, metaSchema: UNIQUE_META_SCHEMA });
   ajv.addKeyword({ keyword: SINGULAR_KEYWORD, metaSchema: { type: 'string' } });
   ajv.addKeyword({ keyword: INDEX_KEYWORD, metaSchema: { type: 'array', items: FIELD_PATH } });
+  ajv.addKeyword({ keyword: REF_KEYWORD, metaSchema: { type: 'string' } });
+  ajv.addKeyword({ keyword: ON_DELETE_KEYWORD, metaSchema: { enum: ON_DELETE } });
 
   const schemas = new Map<string, CollectionSchema>();
   for (const name of files.sort()) {
@@ -102,6 +109,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       ...(singular !== undefined && { singular }),
       indexes: (document[INDEX_KEYWORD] ?? []) as string[],
       unique,
+      references: referencesOf(collection, document, (why) => fail(why)),
       check(record) {
         return validate(record) ? [] : (validate.errors ?? []).map(violation);
       },

@@ -8,6 +8,7 @@
 import { type CollectionSchema, loadCollectionSchemas } from './collection-schema.js';
 import { ConfigError } from './config-error.js';
 import type { IndexedField } from './indexed-field.js';
+import { isScalar, nameOf, type Reference } from './references.js';
 import { DEFAULT_RESOURCES, defineResource, type ResourceDefinition } from './resources.js';
 
 export interface DeclaredCollections {
@@ -17,6 +18,8 @@ export interface DeclaredCollections {
   readonly schemas: ReadonlyMap<string, CollectionSchema>;
   /** The fields to index: each collection's own, then those of the `INDEXES` setting. */
   readonly indexes: readonly IndexedField[];
+  /** Every reference between collections (`x-ref`). */
+  readonly references: readonly Reference[];
   /** What the operator should change, to log once at start. */
   readonly warnings: readonly string[];
 }
@@ -33,7 +36,7 @@ export interface DeclarationSettings {
  * search index after the plural with `_search`).
  */
 const RESERVED_NAMES = new Set(['healthz', 'readyz', 'metrics', 'problems', 'docs', 'console', 'openapi']);
-const RESERVED_TABLES = new Set(['idempotency_keys', 'schema_migrations']);
+const RESERVED_TABLES = new Set(['idempotency_keys', 'schema_migrations', 'record_refs', 'declared_refs']);
 
 /** The collections `settings` declare; anything wrong is a one-line {@link ConfigError}. */
 export function declareCollections(settings: DeclarationSettings): DeclaredCollections {
@@ -43,13 +46,22 @@ export function declareCollections(settings: DeclarationSettings): DeclaredColle
   }
   if (settings.schemas === '') {
     const indexes = [...DEFAULT_RESOURCES.flatMap((r) => indexesOf(r.plural, r.indexes ?? [])), ...settings.indexes];
-    return checked({ resources: DEFAULT_RESOURCES, schemas: new Map(), indexes, warnings });
+    return checked({ resources: DEFAULT_RESOURCES, schemas: new Map(), indexes, references: [], warnings });
   }
   const schemas = loadCollectionSchemas(settings.schemas);
   if (schemas.size === 0) throw new ConfigError(`SCHEMAS: ${settings.schemas} holds no <plural>.schema.json file`);
   const resources = [...schemas.values()].map((schema) => resourceOf(schema));
-  const indexes = [...[...schemas.values()].flatMap((s) => indexesOf(s.collection, s.indexes)), ...settings.indexes];
-  return checked({ resources, schemas, indexes, warnings });
+  const references = [...schemas.values()].flatMap((s) => s.references);
+  // Every reference held in one id is indexed, for `?userId=7` and for deletes to find referrers.
+  const referenceIndexes = references
+    .filter((reference) => isScalar(reference) && !schemas.get(reference.collection)?.indexes.includes(reference.name))
+    .map((reference) => ({ collection: reference.collection, path: reference.name.split('.') }));
+  const indexes = [
+    ...[...schemas.values()].flatMap((s) => indexesOf(s.collection, s.indexes)),
+    ...referenceIndexes,
+    ...settings.indexes,
+  ];
+  return checked({ resources, schemas, indexes, references, warnings });
 }
 
 function resourceOf(schema: CollectionSchema): ResourceDefinition {
@@ -85,6 +97,15 @@ function checked(declared: DeclaredCollections): DeclaredCollections {
     }
   }
   const plurals = new Set(declared.resources.map((r) => r.plural));
+  for (const reference of declared.references) {
+    if (!plurals.has(reference.target)) {
+      const file = declared.schemas.get(reference.collection)?.file ?? reference.collection;
+      throw new ConfigError(
+        `SCHEMAS: ${file}: ${nameOf(reference.path)} refers to "${reference.target}", which is not a collection ` +
+          `(known: ${[...plurals].join(', ')})`,
+      );
+    }
+  }
   for (const { collection } of declared.indexes) {
     if (!plurals.has(collection)) {
       throw new ConfigError(`INDEXES names an unknown collection "${collection}" (known: ${[...plurals].join(', ')})`);

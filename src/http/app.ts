@@ -79,8 +79,8 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
   app.register(plugins.metrics, { store });
   app.register(apiDocs);
   app.register(browserConsole);
-  app.register(serviceRoutes, { store, resources });
-  app.register(recordRoutes, { store, resources, schemas, config });
+  app.register(serviceRoutes, { store, resources, references: declared.references });
+  app.register(recordRoutes, { store, resources, schemas, references: declared.references, config });
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;

@@ -64,6 +64,13 @@ export const PROBLEM_TYPES = {
     title: 'Value already taken',
     description: 'A field that must be unique in its collection already has this value in another record.',
   },
+  'record-referenced': {
+    status: 409,
+    title: 'Record referenced',
+    description:
+      'Other records refer to this one through a reference that does not allow its deletion (or more of them than ' +
+      'one delete may change); `referrers` names some of them. Nothing was deleted.',
+  },
   'precondition-failed': {
     status: 412,
     title: 'Precondition failed',
@@ -91,6 +98,12 @@ export const PROBLEM_TYPES = {
     status: 422,
     title: 'Record breaks the schema',
     description: "The record (for a change: the record as it would be after it) breaks the collection's schema.",
+  },
+  'missing-reference': {
+    status: 422,
+    title: 'Reference to a missing record',
+    description:
+      'A field that holds the id of a record of another collection names one that does not exist; nothing was written.',
   },
   'idempotency-key-reused': {
     status: 422,

@@ -6,8 +6,11 @@ import {
   IdempotencyConflictError,
   IdsExhaustedError,
   InvalidPositionError,
+  MissingReferenceError,
   PreconditionFailedError,
   RecordTooLargeError,
+  ReferencedRecordError,
+  type Referrer,
   StatementTimeoutError,
   StoreUnavailableError,
   UniqueViolationError,
@@ -32,7 +35,13 @@ export class HttpProblem extends Error {
   constructor(
     readonly kind: ProblemKind,
     readonly detail: string,
-    readonly extras: { errors?: ProblemFieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    readonly extras: {
+      errors?: ProblemFieldError[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+      /** Records that refer to the one a delete was refused for. */
+      referrers?: readonly Referrer[];
+    } = {},
   ) {
     super(detail, { cause: extras.cause });
     this.status = PROBLEM_TYPES[kind].status;
@@ -73,6 +82,19 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
     return new HttpProblem('unique-conflict', `Another record already has this ${field}; ${field} must be unique.`, {
       errors: [{ pointer: `/${error.path.join('/')}`, message: 'is already taken' }],
     });
+  }
+  if (error instanceof MissingReferenceError) {
+    const count = error.errors.length === 1 ? 'A reference names' : `${error.errors.length} references name`;
+    return new HttpProblem('missing-reference', `${count} no existing record; nothing was written.`, {
+      errors: [...error.errors],
+    });
+  }
+  if (error instanceof ReferencedRecordError) {
+    const detail =
+      error.reason === 'restrict'
+        ? 'Other records refer to this one and do not allow its deletion; nothing was deleted.'
+        : 'Deleting it would change more records that refer to it than one delete may; nothing was deleted.';
+    return new HttpProblem('record-referenced', detail, { referrers: error.referrers });
   }
   if (error instanceof InvalidPositionError) {
     return new HttpProblem('invalid-query', 'The query parameter cursor does not fit this sort.', {
@@ -128,6 +150,7 @@ export function problemDocument(problem: HttpProblem, instance: string | undefin
     detail: problem.detail,
     ...(instance === undefined ? {} : { instance }),
     ...(problem.extras.errors ? { errors: problem.extras.errors } : {}),
+    ...(problem.extras.referrers ? { referrers: problem.extras.referrers } : {}),
   });
 }
 

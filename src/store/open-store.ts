@@ -18,11 +18,12 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULT
  */
 export function storeOptionsOf(
   config: Config,
-  declared: Pick<DeclaredCollections, 'schemas' | 'indexes'>,
+  declared: Pick<DeclaredCollections, 'schemas' | 'indexes'> & Partial<Pick<DeclaredCollections, 'references'>>,
   { enforceUnique = true } = {},
 ): StoreOptions {
   return {
     indexes: declared.indexes,
+    references: declared.references ?? [],
     unique: enforceUnique ? [...declared.schemas.values()].flatMap((schema) => schema.unique) : [],
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeout,

@@ -57,6 +57,44 @@ export class UniqueViolationError extends Error {
   }
 }
 
+/** A field where an error was found in a record (a JSON Pointer), and what is wrong there. */
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+/** A write names records (`x-ref`) that do not exist: nothing was written. */
+export class MissingReferenceError extends Error {
+  constructor(readonly errors: readonly FieldError[]) {
+    super(`${errors.length === 1 ? 'a reference names' : 'references name'} no record`);
+    this.name = 'MissingReferenceError';
+  }
+}
+
+/** A record that others refer to, where they say they restrict its deletion. */
+export interface Referrer {
+  collection: string;
+  id: number;
+  /** The reference's name (`items.productId`). */
+  field: string;
+}
+
+/**
+ * A delete found records that refer to the record and do not allow it (or more of them to
+ * change than one delete may change): nothing was deleted.
+ */
+export class ReferencedRecordError extends Error {
+  constructor(
+    /** Some of the records that refer to it (at most a page of them). */
+    readonly referrers: readonly Referrer[],
+    /** Why: a restricting reference, or too many records to change. */
+    readonly reason: 'restrict' | 'too-many',
+  ) {
+    super('other records refer to the record');
+    this.name = 'ReferencedRecordError';
+  }
+}
+
 /** The database cannot be set up as configured; the message says why in one line. */
 export class StoreSetupError extends Error {
   constructor(message: string) {

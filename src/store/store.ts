@@ -3,10 +3,14 @@
  * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
 import type { IndexedField } from '../core/indexed-field.js';
+import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 
-export type { IndexedField, UniqueField };
+export type { IndexedField, Reference, UniqueField };
+
+/** The most ids one {@link Collection.getMany} reads. */
+export const MAX_MANY = 1000;
 
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
 export interface StoredRecord {
@@ -68,6 +72,8 @@ export interface Collection {
   /** How many records the query's filters and search match (its paging aside). */
   count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;
+  /** The records of these ids that exist, in one statement (at most {@link MAX_MANY} ids). */
+  getMany(ids: readonly number[]): Promise<StoredRecord[]>;
   /**
    * Stores a new record; resolves once it is durable. With `idempotency`, the claim is
    * completed with the new record in the same transaction, or the create fails with
@@ -193,6 +199,11 @@ export interface StoreOptions {
    * make the start fail with {@link StoreSetupError} naming them.
    */
   unique: readonly UniqueField[];
+  /**
+   * References between the collections (`x-ref`): a write naming a missing record fails,
+   * and a delete does what each reference to the record says.
+   */
+  references?: readonly Reference[];
   /** Most connections open at once, per process (network stores). */
   poolSize: number;
   /** How long to wait for a new connection before the request gets a 503. */

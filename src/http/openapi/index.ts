@@ -8,13 +8,14 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { CollectionSchema } from '../../core/collection-schema.js';
+import { isScalar } from '../../core/references.js';
 import type { ResourceDefinition } from '../../core/resources.js';
 import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentGuards, type GuardsOn } from './guards.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_SCHEMA_ID, ProblemSchema } from './problem-schema.js';
-import { recordSchemas } from './record-schemas.js';
+import { recordSchemaNames, recordSchemas } from './record-schemas.js';
 
 export interface OpenApiOptions {
   resources: readonly ResourceDefinition[];
@@ -61,7 +62,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       components: {
         schemas: Object.assign(
           { [PROBLEM_SCHEMA_ID]: ProblemSchema },
-          ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document)),
+          ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document, embedsOf(r, options))),
         ),
         parameters: overrideParameters,
         securitySchemes: {
@@ -77,5 +78,13 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
     },
     transformObject: (document) =>
       'openapiObject' in document ? referenceOverrideHeaders(document.openapiObject) : document.swaggerObject,
+  });
+}
+
+/** The records `resource`'s references embed under `expand`: each reference's name, and its target's component. */
+function embedsOf(resource: ResourceDefinition, { resources, schemas }: Pick<OpenApiOptions, 'resources' | 'schemas'>) {
+  return (schemas.get(resource.plural)?.references ?? []).map((reference) => {
+    const target = resources.find((r) => r.plural === reference.target) as ResourceDefinition;
+    return { name: reference.name, record: recordSchemaNames(target).record, many: !isScalar(reference) };
   });
 }

@@ -26,6 +26,7 @@ export function operationDocs(
   resource: ResourceDefinition,
   schema: CollectionSchema | undefined,
   maxBulkRecords: number,
+  referenced = false,
 ): Record<OperationName, FastifySchema> {
   const { singular, plural } = resource;
   const names = recordSchemaNames(resource);
@@ -42,6 +43,7 @@ export function operationDocs(
     'unsupported-media-type',
     ...(schema ? (['schema-violation'] as const) : []),
     ...(schema?.unique.length ? (['unique-conflict'] as const) : []),
+    ...(schema?.references.length ? (['missing-reference'] as const) : []),
   ];
   const change = (summary: string, operationId: string): FastifySchema => ({
     tags,
@@ -83,7 +85,7 @@ export function operationDocs(
       response: {
         200: one(`The ${singular}.`),
         304: emptyResponse('Not modified: the ETag in If-None-Match still matches.', { ETag: ResponseHeaders.etag }),
-        ...problemResponses(['not-found', 'service-unavailable']),
+        ...problemResponses(['invalid-query', 'not-found', 'service-unavailable']),
       },
     },
     create: {
@@ -134,7 +136,12 @@ export function operationDocs(
         204: emptyResponse('Deleted; no body, as Prefer: return=minimal asked.', {
           'Preference-Applied': ResponseHeaders.preferenceApplied,
         }),
-        ...problemResponses(['not-found', 'precondition-failed', 'service-unavailable']),
+        ...problemResponses([
+          'not-found',
+          'precondition-failed',
+          ...(referenced ? (['record-referenced'] as const) : []),
+          'service-unavailable',
+        ]),
       },
     },
   };

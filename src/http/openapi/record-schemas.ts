@@ -40,15 +40,17 @@ export function recordSchemaNames(resource: ResourceDefinition) {
 export function recordSchemas(
   resource: ResourceDefinition,
   document?: Readonly<JsonSchema>,
+  embeds: readonly Embed[] = [],
 ): Record<string, JsonSchema> {
   const names = recordSchemaNames(resource);
   const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
+  const record = withSystemFields(fields);
   const example = resource.example;
   const at = '2025-01-01T12:00:00.000Z';
   const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
   return {
     [names.record]: {
-      ...withSystemFields(fields),
+      ...(embeds.length > 0 && record.properties ? withExpand(record, embeds) : record),
       ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }),
     },
     [names.fields]: { ...fields, ...examples(example) },
@@ -61,6 +63,29 @@ export function recordSchemas(
  * derived copies would share one), and with its local references (`#/$defs/…`) pointing
  * into the component that keeps them.
  */
+/** A reference whose records `expand=` embeds: its name, its target's record component, and whether it holds many. */
+export interface Embed {
+  name: string;
+  record: string;
+  many: boolean;
+}
+
+/** The record with its `expand` member: present only when the request asks for it. */
+function withExpand(record: JsonSchema, embeds: readonly Embed[]): JsonSchema {
+  const one = (embed: Embed) => ({ anyOf: [{ $ref: `#/components/schemas/${embed.record}` }, { type: 'null' }] });
+  const properties = Object.fromEntries(
+    embeds.map((embed) => [embed.name, embed.many ? { type: 'array', items: one(embed) } : one(embed)]),
+  );
+  const expand = {
+    type: 'object',
+    description:
+      'Only with expand=: the record each reference it names refers to (null where it no longer exists), ' +
+      "by the reference's name; an embedded record may hold its own expand.",
+    properties,
+  };
+  return { ...record, properties: { ...record.properties, expand } };
+}
+
 function asComponent(document: Readonly<JsonSchema>, name: string): JsonSchema {
   const { $schema: _schema, $id: _id, ...rest } = document;
   return JSON.parse(JSON.stringify(rest), (key, value) =>

@@ -13,6 +13,16 @@ export const IndexSchema = Type.Object(
         list: Link('GET: the collection, page by page.'),
         create: Link('POST: a new record.'),
         item: Link('GET, PUT, PATCH, DELETE: one record ({id} is its id).'),
+        references: Type.Optional(
+          Type.Array(
+            Type.Object({
+              name: Type.String({ description: 'The reference, as expand= names it.' }),
+              collection: Type.String({ description: 'The collection whose records it names.' }),
+              many: Type.Boolean({ description: 'Whether it holds an array of ids (it sits inside an array).' }),
+            }),
+            { description: 'The fields that hold ids of records of other collections (x-ref).' },
+          ),
+        ),
       }),
     ),
     health: Link('Liveness probe.'),

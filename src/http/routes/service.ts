@@ -5,9 +5,11 @@
  * (load balancers and orchestrators must get the truth), and liveness out of load shedding
  * (a busy process is not a dead one).
  */
+
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { isScalar, type Reference } from '../../core/references.js';
 import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
 import type { Store } from '../../store/store.js';
 import { jsonResponse, problemResponses } from '../openapi/responses.js';
@@ -28,6 +30,8 @@ const service = { tags: ['service'] };
 export interface ServiceRoutesOptions {
   store: Store;
   resources: readonly ResourceDefinition[];
+  /** The references between the collections, listed with each collection that holds them. */
+  references: readonly Reference[];
 }
 
 export const serviceRoutes = fp(serveService, {
@@ -36,15 +40,28 @@ export const serviceRoutes = fp(serveService, {
   dependencies: ['restock-problems', 'restock-openapi', 'restock-console'],
 });
 
-async function serveService(app: FastifyInstance, { store, resources }: ServiceRoutesOptions): Promise<void> {
+async function serveService(
+  app: FastifyInstance,
+  { store, resources, references }: ServiceRoutesOptions,
+): Promise<void> {
   const index = JSON.stringify({
     name: 'restock',
     collections: Object.fromEntries(
       resources.map((r) => {
         const paths = canonicalPaths(r);
+        // What `expand=` takes, and whether each reference holds one id or an array of them.
+        const own = references
+          .filter((reference) => reference.collection === r.plural)
+          .map((reference) => ({ name: reference.name, collection: reference.target, many: !isScalar(reference) }));
         return [
           r.plural,
-          { description: r.description, list: paths.collection, create: paths.create, item: paths.item('{id}') },
+          {
+            description: r.description,
+            list: paths.collection,
+            create: paths.create,
+            item: paths.item('{id}'),
+            ...(own.length > 0 && { references: own }),
+          },
         ];
       }),
     ),

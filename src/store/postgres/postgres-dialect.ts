@@ -45,9 +45,10 @@ export const postgresDialect: SqlDialect = {
   json: (param) => `${param}::jsonb`,
   // The database's clock, one for every instance (restock_now: see postgres-schema.ts).
   now: () => 'restock_now()',
-  inList: (column, param) => `${column} = ANY(${param}::integer[])`,
+  inList: (column, param) => `${column} = ANY(${param}::bigint[])`,
   intList: (values) => values,
   forUpdate: ' FOR UPDATE',
+  forKeyShare: ' FOR KEY SHARE',
   explicitIds: 'OVERRIDING SYSTEM VALUE',
   afterExplicitIds: (table) =>
     `SELECT setval(seq, top) FROM (

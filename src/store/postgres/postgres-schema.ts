@@ -6,6 +6,7 @@
 import { searchIndexName } from '../sql/dialect.js';
 import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
+import { createReferenceTables } from '../sql/reference-sql.js';
 import { MAX_ID } from '../store.js';
 
 /** The SQL function of a record's search text: its strings, folded as search folds them, one a line. */
@@ -93,6 +94,11 @@ const migrations: readonly Migration[] = [
     *up() {
       yield sql('DROP FUNCTION IF EXISTS restock_merge_patch(jsonb, jsonb)');
     },
+  },
+  {
+    version: 6,
+    name: 'record references',
+    up: () => createReferenceTables('bigint'),
   },
 ];
 

@@ -74,6 +74,11 @@ export interface SqlDialect {
   intList(values: readonly number[]): unknown;
   /** What ends a SELECT to lock the rows it reads until the transaction ends ('' where writes lock all). */
   readonly forUpdate: string;
+  /**
+   * What ends a SELECT to keep the rows it reads from being deleted (or their ids changed)
+   * until the transaction ends, without blocking other writes to them.
+   */
+  readonly forKeyShare: string;
   /** What lets an INSERT give ids of its own (a restore). */
   readonly explicitIds: string;
   /** A statement to run after a restore gave ids of its own, so later creates go past them. */

@@ -1,14 +1,15 @@
 /**
  * The schema on start, for every database, in one transaction under the migration lock:
- * restock's own tables migrated, then the collections' tables made, then their indexes and
- * unique indexes brought in line with the configuration. Tables follow the collections, as
+ * restock's own tables migrated, then the collections' tables made, then their indexes,
+ * unique indexes and references brought in line with the configuration. Tables follow the collections, as
  * indexes do: a collection added to an existing database gets its table on the next start.
  */
-import type { IndexedField, UniqueField } from '../store.js';
+import type { IndexedField, Reference, UniqueField } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { SchemaDdl } from './driver.js';
 import { createIndexStatements } from './index-sql.js';
 import { type Program, sql, statement } from './program.js';
+import { syncReferences } from './reference-sync.js';
 import {
   createUniqueIndexSql,
   type DuplicateRow,
@@ -23,6 +24,7 @@ export interface SchemaTarget {
   collections: readonly string[];
   indexes: readonly IndexedField[];
   unique: readonly UniqueField[];
+  references: readonly Reference[];
   /** Whether the collections keep a search index (made when missing, dropped when not wanted). */
   searchIndex: boolean;
 }
@@ -38,6 +40,7 @@ export function* syncSchema(
   yield* ddl.syncCollections(target.collections, target.searchIndex);
   for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
   yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
+  yield* syncReferences(dialect, target.references);
   return applied;
 }
 

@@ -3,6 +3,7 @@
  * conditions, written once over a {@link SqlDriver}. What differs between databases is in
  * their dialect (the SQL) and driver (how a unit of work runs).
  */
+import { heldIds } from '../../core/references.js';
 import { mergedFields, versionMatches } from '../merge-patch.js';
 import {
   type Collection,
@@ -17,6 +18,14 @@ import { listedRecord, selectCount, selectPage } from './list-sql.js';
 import type { IsIndexed } from './list-terms.js';
 import { first, type Program, sql as plain, type Result, type Sql, statement } from './program.js';
 import { isCostly } from './query-cost.js';
+import {
+  holdTargets,
+  link,
+  MAX_REFERRERS_CHANGED,
+  type ReferenceGraph,
+  releaseReferrers,
+  unlink,
+} from './reference-sql.js';
 import { completeClaim } from './sql-idempotency.js';
 import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
 
@@ -43,6 +52,7 @@ export function collectionSql(dialect: SqlDialect, table: string) {
   const remove = (p: (name: 'id') => string) => `DELETE FROM ${t} WHERE id = ${p('id')}`;
   return {
     get: named<'id'>('get', (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}`),
+    getMany: named<'ids'>('getMany', (p) => `SELECT ${columns} FROM ${t} WHERE ${dialect.inList('id', p('ids'))}`),
     insert: named<'data' | 'now'>(
       'insert',
       (p) =>
@@ -91,10 +101,42 @@ function* chunked<T>(items: readonly T[]): Generator<readonly T[]> {
 const records = (result: Result) => result.rows as unknown as StoredRecord[];
 const isoNow = () => new Date().toISOString();
 
-export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, isIndexed: IsIndexed): Collection {
+export function sqlCollection(
+  driver: SqlDriver,
+  guard: Guard,
+  table: string,
+  isIndexed: IsIndexed,
+  graph: ReferenceGraph,
+): Collection {
   const { dialect } = driver;
   const sql = collectionSql(dialect, table);
   const columns = recordColumns(dialect);
+  const references = graph.outgoing(table);
+  // Collections without references write in one statement; with them, in a transaction
+  // that also holds the records named and keeps record_refs (./reference-sql.ts).
+  const refers = references.length > 0;
+  const referred = graph.incoming(table).length > 0;
+  const parse = (data: string): unknown => JSON.parse(data);
+  /** Holds the records `created` name, writes them, and returns them. */
+  function* linked(created: StoredRecord[]): Program<StoredRecord[]> {
+    if (refers) {
+      const parsed = created.map((record) => ({ id: record.id, fields: parse(record.data) }));
+      yield* link(dialect, table, references, parsed);
+    }
+    return created;
+  }
+  /**
+   * After a change from `before` to `after`: holds the records it now names (when `check`)
+   * and rewrites its rows of record_refs, if the ids it names changed.
+   */
+  function* relink(before: StoredRecord, after: StoredRecord, check: boolean): Program<void> {
+    const [was, now] = [parse(before.data), parse(after.data)];
+    const ids = (fields: unknown) => JSON.stringify(references.map((r) => heldIds(fields, r).map((h) => h.id)));
+    if (ids(was) === ids(now)) return;
+    if (check) yield* holdTargets(dialect, references, [{ fields: now, at: '' }]);
+    yield unlink(dialect, table, after.id);
+    yield* link(dialect, table, references, [{ id: after.id, fields: now }]);
+  }
   return {
     async list(query) {
       const { maxBytes } = query;
@@ -116,11 +158,17 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
     async get(id) {
       return records(await guard(driver.read(sql.get({ id }), false)))[0];
     },
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      return records(await guard(driver.read(sql.getMany({ ids: dialect.intList(ids) }), false)));
+    },
     async create(data, idempotency) {
       const insert = sql.insert({ data, now: isoNow() });
-      if (!idempotency) return records(await guard(driver.write(insert), table))[0] as StoredRecord;
+      if (!idempotency && !refers) return records(await guard(driver.write(insert), table))[0] as StoredRecord;
       const work = function* (): Program<StoredRecord> {
-        const record = records(yield insert)[0] as StoredRecord;
+        if (refers) yield* holdTargets(dialect, references, [{ fields: parse(data), at: '' }]);
+        const [record] = (yield* linked(records(yield insert))) as [StoredRecord];
+        if (!idempotency) return record;
         const done = yield completeClaim(dialect, table, record, idempotency);
         if (done.changes !== 1) throw new IdempotencyConflictError();
         return record;
@@ -133,6 +181,10 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
         const head = `INSERT INTO "${table}" (data, created_at, updated_at)`;
         const tail = ` RETURNING ${columns}`;
         const created: StoredRecord[] = [];
+        if (refers) {
+          const named = data.map((item, i) => ({ fields: parse(item), at: `/${i}` }));
+          yield* holdTargets(dialect, references, named);
+        }
         for (const chunk of chunked(data)) {
           const insert = insertRows(dialect, [head, tail], chunk, (item, param) => {
             const at = dialect.now(() => param(now));
@@ -142,6 +194,7 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
         }
         // Ids are drawn in the order of the rows: in id order is in the order given.
         created.sort((a, b) => a.id - b.id);
+        yield* linked(created);
         if (idempotency) {
           const done = yield completeClaim(dialect, table, created, idempotency);
           if (done.changes !== 1) throw new IdempotencyConflictError();
@@ -165,6 +218,8 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
           );
         }
         if (dialect.afterExplicitIds) yield plain(dialect.afterExplicitIds(table));
+        // Restored as they were: references are kept, not checked (records may come before those they name).
+        yield* linked([...items]);
       };
       if (items.length > 0) await guard(driver.transaction(work), table);
     },
@@ -178,18 +233,39 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, table: string, is
         const data = mergedFields(current.data, patch, maxBytes);
         const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
         check?.(record.data);
+        if (refers) yield* relink(current, record, true);
         return record;
       };
       return guard(driver.transaction(work), table);
     },
     async replace(id, data) {
-      return records(await guard(driver.write(sql.update({ id, data, now: isoNow() })), table))[0];
+      const update = sql.update({ id, data, now: isoNow() });
+      if (!refers) return records(await guard(driver.write(update), table))[0];
+      const work = function* (): Program<StoredRecord | undefined> {
+        const record = records(yield update)[0];
+        if (record) {
+          yield unlink(dialect, table, id);
+          yield* linked([record]);
+        }
+        return record;
+      };
+      return guard(driver.transaction(work), table);
     },
     async remove(id, { ifVersion } = {}) {
       const versions = ifVersion === undefined || ifVersion === '*' ? undefined : ifVersion;
       if (versions?.length === 0) throw new PreconditionFailedError();
       const remove = versions ? sql.removeIf({ id, versions: dialect.intList(versions) }) : sql.remove({ id });
-      const record = records(await guard(driver.write(remove), table))[0];
+      const work = function* (): Program<StoredRecord | undefined> {
+        const removed = records(yield remove)[0];
+        if (!removed) return undefined;
+        if (refers) yield unlink(dialect, table, id);
+        if (referred) yield* releaseReferrers(dialect, graph, table, id, { left: MAX_REFERRERS_CHANGED });
+        return removed;
+      };
+      const record =
+        refers || referred
+          ? await guard(driver.transaction(work), table)
+          : records(await guard(driver.write(remove), table))[0];
       if (!record && ifVersion !== undefined) throw new PreconditionFailedError();
       return record;
     },

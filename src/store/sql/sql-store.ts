@@ -12,6 +12,7 @@ import {
 } from '../store.js';
 import type { SchemaDdl, SqlDriver } from './driver.js';
 import { indexedIn } from './index-sql.js';
+import { ReferenceGraph } from './reference-sql.js';
 import { type SchemaTarget, syncSchema } from './schema-sync.js';
 import { type Guard, sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
@@ -22,7 +23,7 @@ export async function openSqlStore(
   driver: SqlDriver,
   ddl: SchemaDdl,
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex' | 'references'>,
 ): Promise<Store> {
   const guard = storeErrors(driver, collections, options);
   const target = schemaTarget(collections, options);
@@ -40,11 +41,12 @@ export async function openSqlStore(
         ...driver,
         dialect: { ...dialect, search: (table, needle, param) => dialect.search(table, needle, param, false) },
       };
+  const graph = new ReferenceGraph(options.references ?? []);
   return {
     dialect: driver.name,
     gauges: driver.gauges,
     collection: collectionLookup(collections, (name) =>
-      sqlCollection(searching, guard, name, indexedIn(options.indexes, name)),
+      sqlCollection(searching, guard, name, indexedIn(options.indexes, name), graph),
     ),
     idempotency: sqlIdempotencyKeys(driver, guard),
     ping: () => guard(driver.ping()),
@@ -54,9 +56,10 @@ export async function openSqlStore(
 
 export function schemaTarget(
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex' | 'references'>,
 ): SchemaTarget {
-  return { collections, indexes: options.indexes, unique: options.unique, searchIndex: options.searchIndex ?? true };
+  const { indexes, unique, references = [] } = options;
+  return { collections, indexes, unique, references, searchIndex: options.searchIndex ?? true };
 }
 
 export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unknown) => boolean {

@@ -4,6 +4,7 @@
  */
 import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
+import { createReferenceTables } from '../sql/reference-sql.js';
 import { MAX_ID } from '../store.js';
 import { dropSearchIndex, syncSearchIndex } from './search-index.js';
 
@@ -67,6 +68,11 @@ const migrations: readonly Migration[] = [
       yield sql(`UPDATE idempotency_keys SET record_id = json_extract(record, '$.id') WHERE record IS NOT NULL`);
       yield sql('CREATE INDEX idempotency_keys_by_record ON idempotency_keys (collection, record_id)');
     },
+  },
+  {
+    version: 4,
+    name: 'record references',
+    up: () => createReferenceTables('INTEGER'),
   },
 ];
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { CollectionSchema } from '../../../core/collection-schema.js';
+import type { Reference } from '../../../core/references.js';
 import type { ResourceDefinition } from '../../../core/resources.js';
 import type { Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
@@ -18,6 +19,8 @@ export interface RecordRoutesOptions {
   resources: readonly ResourceDefinition[];
   /** The operator's schema of each collection that has one, by name. */
   schemas: ReadonlyMap<string, CollectionSchema>;
+  /** The references between the collections (`x-ref`). */
+  references: readonly Reference[];
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -52,6 +55,10 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     total: config.maxCostlyQueries,
     perClient: config.maxCostlyQueriesPerClient,
   });
+  const expandSource = {
+    references: (collection: string) => options.references.filter((r) => r.collection === collection),
+    collection: (name: string) => store.collection(name),
+  };
   for (const resource of options.resources) {
     registerResourceRoutes(app, resource, {
       collection: store.collection(resource.plural),
@@ -63,6 +70,8 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxPageBytes: config.maxPageBytes,
       maxBulkRecords: config.maxBulkRecords,
       schema: options.schemas.get(resource.plural),
+      expandSource,
+      referenced: options.references.some((reference) => reference.target === resource.plural),
     });
   }
 }

@@ -12,6 +12,8 @@ const FIRST_READ = 101;
 export interface Page {
   /** The page's records, each as `render` wrote it. */
   records: string[];
+  /** The records themselves, in the same order. */
+  rows: ListedRecord[];
   /** The last record of the page, where a next page continues. */
   last?: ListedRecord;
   /** Whether records follow the page. */
@@ -32,9 +34,10 @@ export async function readPage(
   maxBytes: number,
 ): Promise<Page> {
   const parts: string[] = [];
+  const kept: ListedRecord[] = [];
   let bytes = 2; // a JSON array's brackets
   let last: ListedRecord | undefined;
-  const page = (more: boolean): Page => ({ records: parts, last, more });
+  const page = (more: boolean): Page => ({ records: parts, rows: kept, last, more });
   let round: ListQuery = query;
   let size = Math.min(query.limit + 1, FIRST_READ);
   for (;;) {
@@ -52,6 +55,7 @@ export async function readPage(
       const grown = bytes + Buffer.byteLength(text) + (parts.length > 0 ? 1 : 0);
       if (parts.length > 0 && grown > maxBytes) return page(true);
       parts.push(text);
+      kept.push(row);
       bytes = grown;
       last = row;
     }

@@ -9,7 +9,7 @@ import { HttpProblem } from '../../problem.js';
 import { decodeCursor } from './cursor.js';
 
 /** The query parameters that are not filters. */
-export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields'] as const;
+export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand'] as const;
 
 const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
@@ -37,6 +37,7 @@ export type RawListQuery = {
   sort?: string;
   q?: string;
   fields?: string;
+  expand?: string;
 } & Record<string, unknown>;
 
 /** Reads a list request's query; `maxFieldNameLength` bounds each name in a path. */

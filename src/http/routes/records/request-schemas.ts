@@ -11,33 +11,52 @@ export const IdParamsSchema = Type.Object({
 });
 export type IdParams = Static<typeof IdParamsSchema>;
 
+/** References whose records to embed, under `expand` (./expand.ts): `names` are the collection's own. */
+function expandSchema(names: readonly string[]) {
+  const which =
+    names.length === 0
+      ? 'This collection has no references.'
+      : `Its references: ${names.join(', ')}; a reference of the embedded record follows after a dot, two deep at most.`;
+  return Type.String({
+    description: `References whose records to embed in each record, under "expand", comma-separated. ${which}`,
+  });
+}
+
+/** The query of one record's read, for a collection whose references are `names`. */
+export function readQuerySchema(names: readonly string[]) {
+  return Type.Object({ expand: Type.Optional(expandSchema(names)) });
+}
+export type ReadQuery = { expand?: string };
+
 /**
  * The query of a list. Besides the reserved names below, every parameter is a filter,
  * `field=value` or `field[op]=value`, read by ./list-query.ts.
  */
-export const ListQuerySchema = Type.Object(
-  {
-    // Optional, with its default (applied by the validator): a client need not send it.
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' })),
-    cursor: Type.Optional(Type.String({ description: 'Where the next page starts, from a Link: rel="next".' })),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
-    ),
-    sort: Type.Optional(
-      Type.String({
-        description: `At most ${MAX_SORT_KEYS} fields to order by, comma-separated; a leading - sorts descending. Ties: by id.`,
+export function listQuerySchema(names: readonly string[]) {
+  return Type.Object(
+    {
+      // Optional, with its default (applied by the validator): a client need not send it.
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' })),
+      cursor: Type.Optional(Type.String({ description: 'Where the next page starts, from a Link: rel="next".' })),
+      offset: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
+      ),
+      sort: Type.Optional(
+        Type.String({
+          description: `At most ${MAX_SORT_KEYS} fields to order by, comma-separated; a leading - sorts descending. Ties: by id.`,
+        }),
+      ),
+      q: Type.Optional(Type.String({ description: 'Text that some string in the record contains, in any case.' })),
+      fields: Type.Optional(
+        Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
+      ),
+      expand: Type.Optional(expandSchema(names)),
+    },
+    {
+      additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
+        description:
+          'A filter: field=value or field[op]=value with op one of eq ne lt lte gt gte in contains startsWith.',
       }),
-    ),
-    q: Type.Optional(Type.String({ description: 'Text that some string in the record contains, in any case.' })),
-    fields: Type.Optional(
-      Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
-    ),
-  },
-  {
-    additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
-      description:
-        'A filter: field=value or field[op]=value with op one of eq ne lt lte gt gte in contains startsWith.',
-    }),
-  },
-);
-export type ListQuery = Static<typeof ListQuerySchema>;
+    },
+  );
+}

@@ -21,12 +21,13 @@ import { type BulkCreateOptions, bulkRecords, createAll, isBulk, sendCreated } f
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
+import { type ExpandSource, expand, expandPage, parseExpand, tooLarge, withExpand } from './expand.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
 import { readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { prefers } from './prefer.js';
-import { JSON_TYPE, recordRenderer, sendRecord } from './record-response.js';
-import { type IdParams, IdParamsSchema, ListQuerySchema } from './request-schemas.js';
+import { JSON_TYPE, recordRenderer, renderRecord, sendRecord } from './record-response.js';
+import { type IdParams, IdParamsSchema, listQuerySchema, type ReadQuery, readQuerySchema } from './request-schemas.js';
 
 /** What the routes of a resource are served from. */
 export interface ResourceRoutesOptions {
@@ -45,6 +46,10 @@ export interface ResourceRoutesOptions {
   maxBulkRecords: number;
   /** The operator's schema for the collection: creates and the results of changes must pass it. */
   schema?: CollectionSchema;
+  /** Where `expand=` finds references and the records they name. */
+  expandSource: ExpandSource;
+  /** Whether records of other collections may refer to this one's (a delete may then be refused). */
+  referenced: boolean;
 }
 
 /** Registers every path of `resource`, each documented (src/http/openapi/operations.ts). */
@@ -53,7 +58,7 @@ export function registerResourceRoutes(
   resource: ResourceDefinition,
   options: ResourceRoutesOptions,
 ) {
-  const docs = operationDocs(resource, options.schema, options.maxBulkRecords);
+  const docs = operationDocs(resource, options.schema, options.maxBulkRecords, options.referenced);
   const op = operations(resource, options);
   const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
   const list = withDocs(op.list, docs.list);
@@ -77,6 +82,7 @@ export function registerResourceRoutes(
 function operations(resource: ResourceDefinition, options: ResourceRoutesOptions) {
   const { collection } = options;
   const paths = canonicalPaths(resource);
+  const referenceNames = options.expandSource.references(resource.plural).map((reference) => reference.name);
   const notFound = (id: string | number) =>
     new HttpProblem('not-found', `There is no ${resource.singular} with id ${JSON.stringify(String(id))}.`);
 
@@ -111,9 +117,11 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
   };
 
   const list: Operation = {
-    schema: { querystring: ListQuerySchema },
+    schema: { querystring: listQuerySchema(referenceNames) },
     async handler(request, reply) {
-      const { query, sortKey, fields } = parseListQuery(request.query as RawListQuery, options.maxFieldNameLength);
+      const raw = request.query as RawListQuery;
+      const { query, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength);
+      const expansions = parseExpand(raw.expand, resource.plural, options.expandSource);
       const counted = prefers(request, 'count', 'exact');
       const read = () =>
         Promise.all([
@@ -124,6 +132,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
         counted || collection.isCostly(query)
           ? await options.costlyQueries.run(rateLimitKey(request), read)
           : await read();
+      await expandPage(page, expansions, options.expandSource, options.maxPageBytes);
       if (page.more && page.last) {
         reply.header(
           'link',
@@ -136,15 +145,21 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
   };
 
   const read: Operation = {
-    schema: { params: IdParamsSchema },
+    schema: { params: IdParamsSchema, querystring: readQuerySchema(referenceNames) },
     async handler(request, reply) {
       const id = idOf(request);
+      const expansions = parseExpand((request.query as ReadQuery).expand, resource.plural, options.expandSource);
       const record = await collection.get(id);
       if (!record) throw notFound(id);
       if (noneMatchHits(request.headers['if-none-match'], record)) {
         return reply.code(304).header('etag', etagOf(record)).send();
       }
-      return sendRecord(reply, 200, record);
+      if (expansions.length === 0) return sendRecord(reply, 200, record);
+      // The ETag is the record's own: it says nothing of the records embedded in it.
+      const expanded = await expand([record], expansions, options.expandSource, options.maxPageBytes);
+      if ((expanded.bytes[0] ?? 0) > options.maxPageBytes) throw tooLarge(options.maxPageBytes);
+      const text = withExpand(renderRecord(record), expanded.text(0));
+      return reply.code(200).header('etag', etagOf(record)).type(JSON_TYPE).send(text);
     },
   };
 
