@@ -4,11 +4,8 @@
  * run, on SQLite and on PostgreSQL (a database made and dropped here). Prints records per
  * second of each, medians of `--rounds` (default 5), and their ratio.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { onBothStores } from './both-stores.js';
 import { median } from './median.js';
 import { corePins, startServer } from './servers.js';
 
@@ -16,7 +13,6 @@ const { values: flags } = parseArgs({ options: { rounds: { type: 'string' }, rec
 const rounds = Number(flags.rounds ?? 5);
 const count = Number(flags.records ?? 1000);
 const CONNECTIONS = 50;
-const ADMIN = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const product = (i: number) => ({ name: `bulk ${i}`, sku: `B-${i}-${Math.random()}`, price: i % 100, tags: ['bench'] });
 
@@ -74,24 +70,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${count} products, ${CONNECTIONS} connections for the separate POSTs, median of ${rounds} rounds\n`,
   );
-  const work = mkdtempSync(join(tmpdir(), 'restock-bulk-'));
-  try {
-    await measure('SQLite', {}, join(work, 'bench.db'));
-    const admin = new pg.Client(ADMIN);
-    await admin.connect();
-    const name = `restock_bulk_${process.pid}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(ADMIN);
-      url.pathname = `/${name}`;
-      await measure('PostgreSQL', { DATABASE_URL: url.href }, join(work, 'unused.db'));
-    } finally {
-      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  await onBothStores('bulk', measure);
 }
 
 main().catch((error: unknown) => {

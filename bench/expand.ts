@@ -5,11 +5,8 @@
  * example store's schemas. Prints pages per second of each, medians of `--rounds`
  * (default 5), and their ratio.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { onBothStores } from './both-stores.js';
 import { median } from './median.js';
 import { corePins, startServer } from './servers.js';
 
@@ -17,7 +14,6 @@ const { values: flags } = parseArgs({ options: { rounds: { type: 'string' }, req
 const rounds = Number(flags.rounds ?? 5);
 const requests = Number(flags.requests ?? 400);
 const CONNECTIONS = 8;
-const ADMIN = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PLAIN = '/orders/?limit=100';
 const EXPANDED = `${PLAIN}&expand=userId,items.productId`;
 
@@ -87,24 +83,7 @@ async function measure(store: string, env: Record<string, string>, database: str
 
 async function main(): Promise<void> {
   process.stdout.write(`GET ${EXPANDED} against ${PLAIN}, ${CONNECTIONS} connections, median of ${rounds} rounds\n`);
-  const work = mkdtempSync(join(tmpdir(), 'restock-expand-'));
-  try {
-    await measure('SQLite', {}, join(work, 'bench.db'));
-    const admin = new pg.Client(ADMIN);
-    await admin.connect();
-    const name = `restock_expand_${process.pid}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(ADMIN);
-      url.pathname = `/${name}`;
-      await measure('PostgreSQL', { DATABASE_URL: url.href }, join(work, 'unused.db'));
-    } finally {
-      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-      await admin.end();
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  await onBothStores('expand', measure);
 }
 
 main().catch((error: unknown) => {

@@ -255,6 +255,22 @@ describe('the console and the reference page in Chromium', () => {
     }
   });
 
+  it("shows another client's changes as they happen, following the change feed", async () => {
+    await openConsole('users');
+    await page.locator('#live').waitFor();
+    const created = await api('POST', '/user/', { name: 'Arrived from elsewhere' });
+    const id = String((created.body as { id: number }).id);
+    await page
+      .locator('#records tbody button.open')
+      .filter({ hasText: new RegExp(`^${id}$`) })
+      .waitFor();
+    await api('DELETE', `/user/${id}/`);
+    await page
+      .locator('#records tbody button.open')
+      .filter({ hasText: new RegExp(`^${id}$`) })
+      .waitFor({ state: 'detached' });
+  });
+
   it('shows a reference as a link to the record it names, which opens it', async () => {
     const schemaDb = await sqliteKind.create();
     const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/store' });
@@ -400,14 +416,18 @@ describe('the console and the reference page in Chromium', () => {
     await openConsole('users');
     await page.getByLabel('API key').fill('test-key-123');
     const lists: string[] = [];
-    const countLists = (r: { url(): string }) => r.url().startsWith(`${server.url}/users/`) && lists.push(r.url());
+    const isList = (url: string) => url.startsWith(`${server.url}/users/?`);
+    const isFeed = (url: string) => url === `${server.url}/users/events/`;
+    const countLists = (r: { url(): string }) => isList(r.url()) && lists.push(r.url());
     page.on('request', countLists);
-    const [reload] = await Promise.all([
-      page.waitForRequest((r) => r.url().startsWith(`${server.url}/users/`)),
+    const [reload, feed] = await Promise.all([
+      page.waitForRequest((r) => isList(r.url())),
+      page.waitForRequest((r) => isFeed(r.url())),
       page.getByLabel('API key').press('Enter'),
     ]);
     assert.equal(reload.headers().authorization, 'Bearer test-key-123');
-    await page.waitForLoadState('networkidle');
+    assert.equal(feed.headers().authorization, 'Bearer test-key-123', 'the change feed follows with the key too');
+    await reload.response();
     page.off('request', countLists);
     assert.equal(lists.length, 1, 'Enter in the key field reloads the list once');
     await page.getByLabel('API key').fill('');

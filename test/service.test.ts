@@ -36,13 +36,17 @@ for (const kind of STORE_KINDS) {
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
       const index = body<{
-        collections: Record<string, { description: string; list: string; create: string; item: string }>;
+        collections: Record<
+          string,
+          { description: string; list: string; create: string; item: string; events: string }
+        >;
       }>(response);
       assert.deepEqual(index.collections.users, {
         description: index.collections.users?.description,
         list: '/users/',
         create: '/user/',
         item: '/user/{id}/',
+        events: '/users/events/',
       });
       assert.equal(index.collections.products?.list, '/products/');
     });

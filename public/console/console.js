@@ -40,6 +40,7 @@ const ui = {
   meta: $('record-meta'),
   log: $('request-log'),
   busy: $('busy'),
+  live: $('live'),
 };
 
 const state = {
@@ -63,6 +64,10 @@ const state = {
   inFlight: 0,
   /** The records the whole query matches (X-Total-Count), when the server said. */
   total: undefined,
+  /** Ends following the shown collection's change feed. */
+  follow: undefined,
+  /** A reload of the page on screen, waiting for more changes to come with it. */
+  reload: undefined,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -214,6 +219,49 @@ function showCollection(collection) {
   ui.first.disabled = ui.previous.disabled = ui.next.disabled = true;
   startNewRecord();
   loadPage(firstPage());
+  follow(collection);
+}
+
+/**
+ * Follows the collection's change feed (through fetch, which sends the API key, unlike
+ * EventSource): a change by any client reloads the page on screen, at most twice a second.
+ */
+function follow(collection) {
+  state.follow?.abort();
+  const controller = new AbortController();
+  state.follow = controller;
+  ui.live.hidden = true;
+  const headers = { accept: 'text/event-stream' };
+  const key = ui.apiKey.value.trim();
+  if (key) headers.authorization = `Bearer ${key}`;
+  (async () => {
+    try {
+      const response = await fetch(collection.events, { headers, signal: controller.signal, cache: 'no-store' });
+      if (!response.ok || !response.body) return;
+      ui.live.hidden = false;
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (/^data: /m.test(decoder.decode(value, { stream: true }))) scheduleReload();
+      }
+    } catch {
+      // Aborted, or the connection broke: tried again below unless another collection took over.
+    } finally {
+      if (state.follow === controller) {
+        ui.live.hidden = true;
+        if (!controller.signal.aborted) setTimeout(() => state.follow === controller && follow(collection), 2000);
+      }
+    }
+  })();
+}
+
+function scheduleReload() {
+  state.reload ??= setTimeout(() => {
+    state.reload = undefined;
+    loadPage(state.page ?? firstPage(), { quiet: true });
+  }, 500);
 }
 
 /** A fragment's text; one that is not valid percent-encoding (`#%E0%A4%A`) names nothing. */
@@ -238,10 +286,10 @@ function firstPage() {
 }
 
 /**
- * Shows the page at `path`. A refused request (a malformed parameter such as `sort=a"b`, a
+ * Shows the page at `path` (`quiet`: without replacing a message about something else). A refused request (a malformed parameter such as `sort=a"b`, a
  * missing or unknown key) leaves the rows on screen and says why, in the problem's own words.
  */
-async function loadPage(path, { earlier = state.earlier } = {}) {
+async function loadPage(path, { earlier = state.earlier, quiet = false } = {}) {
   const collection = state.current;
   const result = await call('GET', path, { headers: { prefer: 'count=exact' } });
   if (collection !== state.current) return false;
@@ -256,7 +304,11 @@ async function loadPage(path, { earlier = state.earlier } = {}) {
   const total = Number(result.headers.get('x-total-count'));
   state.total = result.headers.has('x-total-count') && Number.isFinite(total) ? total : undefined;
   renderTable();
-  showStatus(ui.listStatus, pageSummary(collection));
+  // A reload for another client's change leaves what the last action said on screen.
+  if (!quiet || ui.listStatus.dataset.summary === 'true') {
+    showStatus(ui.listStatus, pageSummary(collection));
+    ui.listStatus.dataset.summary = 'true';
+  }
   ui.first.disabled = state.earlier.length === 0;
   ui.previous.disabled = state.earlier.length === 0;
   ui.next.disabled = !state.nextPage;
@@ -568,6 +620,7 @@ function showErrors(problem, status, id) {
 /** A line of status: plain text, or a problem document's detail (marked as an error). */
 function showStatus(target, message, status) {
   const isProblem = typeof message === 'object';
+  target.dataset.summary = 'false';
   target.classList.toggle('error', isProblem);
   target.textContent = isProblem ? describe(message, status) : message;
 }
@@ -599,7 +652,9 @@ function applyKey() {
   const key = ui.apiKey.value.trim();
   if (key === (sessionStorage.getItem('restock.apiKey') ?? '')) return;
   sessionStorage.setItem('restock.apiKey', key);
-  if (state.current) loadPage(firstPage());
+  if (!state.current) return;
+  loadPage(firstPage());
+  follow(state.current);
 }
 ui.query.addEventListener('submit', (event) => {
   event.preventDefault();

@@ -65,6 +65,18 @@ export const SETTINGS = {
     group: 'server',
     help: 'hours an `Idempotency-Key` is remembered (at least 24)',
   },
+  eventsRetentionHours: {
+    default: '24',
+    parse: integer(1, 24 * 365),
+    group: 'server',
+    help: 'hours the change log keeps each change; a feed resumed from an older one starts with a `reset` event',
+  },
+  eventsHeartbeatSeconds: {
+    default: '15',
+    parse: integer(1, 3600),
+    group: 'server',
+    help: 'seconds between the comments a change feed sends while quiet, so that proxies keep it open',
+  },
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

@@ -17,12 +17,19 @@ declare module 'fastify' {
     keyed?: boolean;
     /** `false`: served even while the event loop is saturated (the liveness probe). */
     shed?: boolean;
+    /**
+     * The key may also come as `?access_token=` (a change feed: a browser's EventSource
+     * cannot set headers). The access log never writes it.
+     */
+    tokenInQuery?: boolean;
     // `rateLimit: false` (never counted against the request budget) is @fastify/rate-limit's own.
   }
 }
 
 /** The policy a route may declare. */
-export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed'> & { rateLimit?: false };
+export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed' | 'tokenInQuery'> & {
+  rateLimit?: false;
+};
 
 /**
  * Gives `policy` to every route added in `scope` (and its children): for routes a library

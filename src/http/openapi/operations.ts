@@ -19,7 +19,7 @@ import {
   requestHeaders,
 } from './responses.js';
 
-export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove';
+export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove' | 'events';
 
 /** The documentation of each operation on `resource`, validated by `schema` when it has one. */
 export function operationDocs(
@@ -122,6 +122,27 @@ export function operationDocs(
           'too-many-records',
           'service-unavailable',
         ]),
+      },
+    },
+    events: {
+      tags,
+      summary: `Follow changes to ${plural}`,
+      operationId: `follow${names.record}Changes`,
+      description:
+        'Server-sent events, one per committed change: `created`, `updated` or `deleted`, whose data is the ' +
+        "record (as it was, for a delete) and whose id is the change's number in this collection (1, 2, 3…, in " +
+        'commit order). Send the last id seen as Last-Event-ID (or `since`) to resume with nothing missed and ' +
+        'nothing doubled; past what the log keeps, a `reset` event comes first. The filters of the list apply. ' +
+        'Comments keep a quiet feed open.',
+      headers: requestHeaders({
+        'Last-Event-ID': Type.String({ description: 'Resume after the change with this id.' }),
+      }),
+      response: {
+        200: {
+          description: 'The stream of events (text/event-stream); it stays open.',
+          content: { 'text/event-stream': { schema: Type.String() } },
+        },
+        ...problemResponses(['invalid-query', 'service-unavailable']),
       },
     },
     modify: change(`Modify a ${singular}`, `modify${names.record}`),

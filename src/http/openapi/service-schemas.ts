@@ -13,6 +13,7 @@ export const IndexSchema = Type.Object(
         list: Link('GET: the collection, page by page.'),
         create: Link('POST: a new record.'),
         item: Link('GET, PUT, PATCH, DELETE: one record ({id} is its id).'),
+        events: Link("GET: the collection's changes as server-sent events."),
         references: Type.Optional(
           Type.Array(
             Type.Object({

@@ -52,7 +52,9 @@ export const accessControl = fp<AccessOptions>(
     if (options.keys.length === 0) return;
     app.decorateRequest(identityKey, 'none');
     app.addHook('onRequest', async (request) => {
-      (request as IdentifiedRequest)[identityKey] = identify(request.headers.authorization, options.keys);
+      const token = request.routeOptions.config.tokenInQuery ? queryToken(request) : undefined;
+      const header = request.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
+      (request as IdentifiedRequest)[identityKey] = identify(header, options.keys);
     });
     app.addHook('preParsing', async (request, _reply, payload) => {
       const policy = request.routeOptions.config;
@@ -66,6 +68,12 @@ export const accessControl = fp<AccessOptions>(
     dependencies: ['restock-problems', 'restock-method-override', 'restock-cors'],
   },
 );
+
+/** The `access_token` of a request's query, where a route takes one. */
+function queryToken(request: FastifyRequest): string | undefined {
+  const token = (request.query as Record<string, unknown> | undefined)?.access_token;
+  return typeof token === 'string' ? token : undefined;
+}
 
 /** The key a request was made with, once identified; undefined without a valid key. */
 export function credentialOf(request: FastifyRequest): ApiKey | undefined {

@@ -60,6 +60,7 @@ async function serveService(
             list: paths.collection,
             create: paths.create,
             item: paths.item('{id}'),
+            events: `${paths.collection}events/`,
             ...(own.length > 0 && { references: own }),
           },
         ];

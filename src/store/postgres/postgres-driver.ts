@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { SchemaDdl, SqlDriver } from '../sql/driver.js';
 import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
 import { type StoreOptions, StoreUnavailableError } from '../store.js';
+import { listenForChanges } from './notifications.js';
 import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialectFor } from './postgres-dialect.js';
 import { isUnavailable, postgresFault } from './postgres-faults.js';
 import { postgresSchema } from './postgres-schema.js';
@@ -82,6 +83,7 @@ export async function openPostgres(
         return runProgramAsync(work(), (s) => query(client, s));
       }),
     fault: postgresFault,
+    watchChanges: (wake) => listenForChanges(url, wake),
     ping: () => probe.ping(),
     async close() {
       await probe.close();

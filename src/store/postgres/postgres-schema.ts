@@ -3,11 +3,15 @@
  * collection's table needs, made on every start when missing (see ../sql/schema-sync.ts,
  * which runs both under an advisory lock).
  */
+
+import { createChangeTables } from '../sql/change-log-sql.js';
 import { searchIndexName } from '../sql/dialect.js';
 import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
 import { createReferenceTables } from '../sql/reference-sql.js';
 import { MAX_ID } from '../store.js';
+import { syncChangeTriggers } from './change-triggers.js';
+import { triggerOnce } from './trigger-once.js';
 
 /** The SQL function of a record's search text: its strings, folded as search folds them, one a line. */
 export const SEARCH_TEXT_FUNCTION = 'restock_search_text';
@@ -100,6 +104,11 @@ const migrations: readonly Migration[] = [
     name: 'record references',
     up: () => createReferenceTables('bigint'),
   },
+  {
+    version: 7,
+    name: 'change log',
+    up: () => createChangeTables('bigint'),
+  },
 ];
 
 /**
@@ -134,15 +143,10 @@ function* syncCollections(
       RETURN NULL;
     END $$`);
   for (const table of collections) {
-    const trigger = `${table}_forget_keys`;
-    const found = yield sql(
-      `SELECT 1 FROM pg_trigger WHERE tgrelid = '"${table}"'::regclass AND tgname = '${trigger}'`,
-    );
-    if (found.rows.length > 0) continue;
-    yield sql(
-      `CREATE TRIGGER "${trigger}" AFTER DELETE ON "${table}" FOR EACH ROW EXECUTE FUNCTION restock_forget_keys()`,
-    );
+    const definition = `AFTER DELETE ON "${table}" FOR EACH ROW EXECUTE FUNCTION restock_forget_keys()`;
+    yield* triggerOnce(table, `${table}_forget_keys`, definition);
   }
+  yield* syncChangeTriggers(collections);
   if (searchIndex) yield* syncSearchIndexes(collections, fold, warn);
   else for (const table of collections) yield sql(`DROP INDEX IF EXISTS "${searchIndexName(table)}"`);
 }

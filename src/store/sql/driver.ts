@@ -42,6 +42,11 @@ export interface SqlDriver {
   locked<T>(work: () => Program<T>): Promise<T>;
   /** What an error the database raised means to the store; undefined for anything else. */
   fault(error: unknown): Fault | undefined;
+  /**
+   * Calls `wake` whenever changes may have committed, from this process or another (a
+   * notification naming the collection, or a poll); returns how to stop.
+   */
+  watchChanges(wake: (collection?: string) => void): () => void;
   /** Resolves when the database answers a trivial query, on a connection of its own where it can. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -5,6 +5,7 @@
  * indexes do: a collection added to an existing database gets its table on the next start.
  */
 import type { IndexedField, Reference, UniqueField } from '../store.js';
+import { createChangeCounters } from './change-log-sql.js';
 import type { SqlDialect } from './dialect.js';
 import type { SchemaDdl } from './driver.js';
 import { createIndexStatements } from './index-sql.js';
@@ -38,6 +39,7 @@ export function* syncSchema(
 ): Program<number[]> {
   const applied = yield* migrate(dialect, ddl, target.collections);
   yield* ddl.syncCollections(target.collections, target.searchIndex);
+  yield* createChangeCounters(dialect, target.collections);
   for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
   yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
   yield* syncReferences(dialect, target.references);

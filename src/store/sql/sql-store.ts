@@ -10,6 +10,7 @@ import {
   type StoreOptions,
   StoreUnavailableError,
 } from '../store.js';
+import { sqlChangeLog } from './change-log-sql.js';
 import type { SchemaDdl, SqlDriver } from './driver.js';
 import { indexedIn } from './index-sql.js';
 import { ReferenceGraph } from './reference-sql.js';
@@ -49,6 +50,7 @@ export async function openSqlStore(
       sqlCollection(searching, guard, name, indexedIn(options.indexes, name), graph),
     ),
     idempotency: sqlIdempotencyKeys(driver, guard),
+    changes: sqlChangeLog(driver, guard),
     ping: () => guard(driver.ping()),
     close: () => driver.close(),
   };

@@ -16,6 +16,9 @@ import { sqliteDialect } from './sqlite-dialect.js';
 import { sqliteFaults } from './sqlite-faults.js';
 
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
+/** How often a change feed looks for new changes (the log is read from an index: cheap). */
+const CHANGE_POLL_MS = 20;
+
 export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'statementTimeoutMs'>): SqlDriver {
   const db = openDatabase(path);
   const run = statementRunner(db);
@@ -79,6 +82,12 @@ export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'stat
       }
     },
     fault: sqliteFaults(db),
+    watchChanges(wake) {
+      // Another process (--workers, a command) may write the file: a short poll sees every change.
+      const poll = setInterval(() => wake(), CHANGE_POLL_MS);
+      poll.unref();
+      return () => clearInterval(poll);
+    },
     async ping() {
       run(sql('SELECT 1'));
     },

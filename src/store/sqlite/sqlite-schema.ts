@@ -2,10 +2,13 @@
  * SQLite's DDL: restock's own tables, by migration, and what each collection's table needs,
  * made on every start when missing (see ../sql/schema-sync.ts, which runs both).
  */
+
+import { createChangeTables } from '../sql/change-log-sql.js';
 import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
 import { createReferenceTables } from '../sql/reference-sql.js';
 import { MAX_ID } from '../store.js';
+import { syncChangeTriggers } from './change-triggers.js';
 import { dropSearchIndex, syncSearchIndex } from './search-index.js';
 
 /** What a create past the last id is refused with (see {@link MAX_ID}). */
@@ -74,6 +77,11 @@ const migrations: readonly Migration[] = [
     name: 'record references',
     up: () => createReferenceTables('INTEGER'),
   },
+  {
+    version: 5,
+    name: 'change log',
+    up: () => createChangeTables('INTEGER'),
+  },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */
@@ -87,6 +95,7 @@ function* syncCollections(collections: readonly string[], searchIndex: boolean):
       BEGIN SELECT RAISE(ABORT, '${IDS_EXHAUSTED}'); END`);
     // A deleted record's copy kept by the Idempotency-Key that created it goes with it: the
     // key's record_id names it, or for a bulk create (no record_id) the copy holds it.
+    yield* syncChangeTriggers(table);
     yield sql(`DROP TRIGGER IF EXISTS "${table}_forget_keys"`);
     yield sql(`CREATE TRIGGER IF NOT EXISTS "${table}_forget_copies" AFTER DELETE ON ${t} BEGIN
       UPDATE idempotency_keys SET record = NULL WHERE collection = '${table}' AND record_id = old.id;

@@ -40,12 +40,17 @@ export function accessLogOptions(
   };
 }
 
+/** A URL without the value of an `access_token` (a change feed's key, see route-policy.ts). */
+function redacted(url: string): string {
+  return url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');
+}
+
 /** What the access log records of a request: both the wire and the effective method. */
 function serializeRequest(request: { method: string; url: string; raw?: IncomingMessage; ip?: string }) {
   return {
     method: request.method,
     wireMethod: request.raw ? wireMethod(request.raw) : request.method,
-    url: request.url,
+    url: redacted(request.url),
     remoteAddress: request.ip,
   };
 }

@@ -10,6 +10,8 @@ import type { Reference } from '../../../core/references.js';
 import type { ResourceDefinition } from '../../../core/resources.js';
 import type { Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
+import { ChangeHubs } from './change-hub.js';
+import { registerChangeLogTrim } from './change-log-trim.js';
 import { CostlyQueryGate } from './costly-queries.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
 import { registerResourceRoutes } from './resource-routes.js';
@@ -30,6 +32,8 @@ export interface RecordRoutesOptions {
     | 'maxRecordBytes'
     | 'maxPageBytes'
     | 'maxBulkRecords'
+    | 'eventsRetentionHours'
+    | 'eventsHeartbeatSeconds'
   >;
 }
 
@@ -59,6 +63,18 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     references: (collection: string) => options.references.filter((r) => r.collection === collection),
     collection: (name: string) => store.collection(name),
   };
+  const feeds = {
+    log: store.changes,
+    hubs: new ChangeHubs(store.changes),
+    heartbeatMs: config.eventsHeartbeatSeconds * 1000,
+    open: new Set<() => void>(),
+  };
+  registerChangeLogTrim(app, store.changes, config.eventsRetentionHours);
+  // Feeds never end on their own: the server ends them as it closes, or it would wait for them.
+  app.addHook('preClose', async () => {
+    for (const end of [...feeds.open]) end();
+    feeds.hubs.close();
+  });
   for (const resource of options.resources) {
     registerResourceRoutes(app, resource, {
       collection: store.collection(resource.plural),
@@ -71,6 +87,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxBulkRecords: config.maxBulkRecords,
       schema: options.schemas.get(resource.plural),
       expandSource,
+      feeds,
       referenced: options.references.some((reference) => reference.target === resource.plural),
     });
   }

@@ -60,3 +60,24 @@ export function listQuerySchema(names: readonly string[]) {
     },
   );
 }
+
+/** The query of a change feed: where to resume, and the list's filters. */
+export const EventsQuerySchema = Type.Object(
+  {
+    since: Type.Optional(
+      Type.String({
+        description: 'Resume after the change with this id (as Last-Event-ID does); without, the next change.',
+      }),
+    ),
+    access_token: Type.Optional(
+      Type.String({
+        description: "The API key, for clients that cannot send Authorization (a browser's EventSource).",
+      }),
+    ),
+  },
+  {
+    additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: 'A filter, as on the list: only changes whose record matches it are sent.',
+    }),
+  },
+);

@@ -18,6 +18,7 @@ import { clientFields } from '../../plugins/json-body.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
 import { type BulkCreateOptions, bulkRecords, createAll, isBulk, sendCreated } from './bulk-create.js';
+import { type ChangeFeedOptions, followChanges } from './change-feed.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
@@ -27,7 +28,14 @@ import { readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { prefers } from './prefer.js';
 import { JSON_TYPE, recordRenderer, renderRecord, sendRecord } from './record-response.js';
-import { type IdParams, IdParamsSchema, listQuerySchema, type ReadQuery, readQuerySchema } from './request-schemas.js';
+import {
+  EventsQuerySchema,
+  type IdParams,
+  IdParamsSchema,
+  listQuerySchema,
+  type ReadQuery,
+  readQuerySchema,
+} from './request-schemas.js';
 
 /** What the routes of a resource are served from. */
 export interface ResourceRoutesOptions {
@@ -48,6 +56,8 @@ export interface ResourceRoutesOptions {
   schema?: CollectionSchema;
   /** Where `expand=` finds references and the records they name. */
   expandSource: ExpandSource;
+  /** What the change feeds share: the log, its readers, the open feeds. */
+  feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength'>;
   /** Whether records of other collections may refer to this one's (a delete may then be refused). */
   referenced: boolean;
 }
@@ -71,6 +81,11 @@ export function registerResourceRoutes(
   };
   registerPaths(app, [
     { url: `/${resource.plural}/`, operations: { GET: list } },
+    {
+      url: `/${resource.plural}/events/`,
+      policy: { tokenInQuery: true },
+      operations: { GET: withDocs(op.events, docs.events) },
+    },
     { url: `/${resource.singular}/`, operations: { POST: create } },
     { url: `/${resource.singular}/:id/`, operations: itemOps },
     // The plural forms most REST clients assume: POST /users/ and /users/7/.
@@ -219,7 +234,17 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     },
   };
 
-  return { list, read, create, modify, remove };
+  const events: Operation = {
+    schema: { querystring: EventsQuerySchema },
+    handler: (request, reply) =>
+      followChanges(request, reply, {
+        ...options.feeds,
+        collection: resource.plural,
+        maxFieldNameLength: options.maxFieldNameLength,
+      }),
+  };
+
+  return { list, read, create, modify, remove, events };
 }
 
 /** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */

@@ -1,0 +1,155 @@
+/**
+ * `GET /<plural>/events/`: the collection's changes as server-sent events. Each event is
+ * `created`, `updated` or `deleted`, carries the record (as it was, for a delete) and has
+ * the change's number as its id. `Last-Event-ID` (or `?since=`) resumes after a number,
+ * with nothing missed and nothing doubled; without either the feed starts with the next
+ * change. Past what the log keeps (EVENTS_RETENTION_HOURS), a `reset` event comes first. The
+ * list's filters apply; an update that takes a record out of them is sent as a `deleted`
+ * whose data adds `"reason": "left-filter"`. A client that does not read what it is sent is
+ * disconnected once {@link MAX_BUFFERED_BYTES} wait for it (or it has read nothing for
+ * 30 s), and resumes from its last id when it reconnects.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Change, ChangeLog, Condition, StoredRecord } from '../../../store/store.js';
+import { HttpProblem } from '../../problem.js';
+import type { ChangeHubs } from './change-hub.js';
+import { parseListQuery, type RawListQuery, RESERVED } from './list-query.js';
+import { matches } from './record-match.js';
+import { renderRecord } from './record-response.js';
+
+/** The most bytes a feed lets wait unsent before it disconnects the client. */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** How long a client may leave unread what was sent before it is disconnected (milliseconds). */
+const STALL_MS = 30_000;
+
+/** How long a reconnecting client should wait, sent once at the start (milliseconds). */
+const RETRY_MS = 2000;
+
+export interface ChangeFeedOptions {
+  collection: string;
+  log: ChangeLog;
+  hubs: ChangeHubs;
+  heartbeatMs: number;
+  maxFieldNameLength: number;
+  /** The feeds open now, to end when the server closes. */
+  open: Set<() => void>;
+}
+
+export async function followChanges(request: FastifyRequest, reply: FastifyReply, options: ChangeFeedOptions) {
+  const { since, access_token: _key, ...filters } = request.query as Record<string, unknown> & { since?: string };
+  const unfit = RESERVED.filter((name) => filters[name] !== undefined);
+  if (unfit.length > 0) throw invalid(`${unfit.join(', ')} do not apply to a feed: filter by fields`);
+  const { query } = parseListQuery({ ...filters, limit: 1 } as RawListQuery, options.maxFieldNameLength);
+  const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
+  const bounds = await options.log.bounds(options.collection);
+  let position = resumeAt ?? bounds.last;
+  const reset = resumeAt !== undefined && resumeAt < bounds.first - 1;
+  if (reset) position = bounds.first - 1;
+
+  reply.hijack();
+  const socket = reply.raw;
+  socket.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+    // The connection is the stream's: when the feed ends, so does it (a server closing
+    // would otherwise wait for it as an idle keep-alive connection).
+    connection: 'close',
+    ...(reply.getHeader('x-request-id') ? { 'x-request-id': String(reply.getHeader('x-request-id')) } : {}),
+  });
+  socket.write(`retry: ${RETRY_MS}\n\n`);
+  if (reset) socket.write(`event: reset\ndata: ${JSON.stringify({ from: position })}\n\n`);
+
+  let ended = false;
+  // `cut`: the client fell behind; its connection is dropped with what waits for it, which
+  // frees that memory at once (ending the response would first wait for it to be read).
+  const end = (cut = false) => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    unsubscribe();
+    options.open.delete(end);
+    if (cut) socket.destroy();
+    else socket.end();
+  };
+  // A client that has read nothing for STALL_MS is cut off too, however little waits for it.
+  let stalledSince: number | undefined;
+  const heartbeat = setInterval(() => {
+    stalledSince = socket.writableNeedDrain ? (stalledSince ?? Date.now()) : undefined;
+    if (stalledSince !== undefined && Date.now() - stalledSince >= STALL_MS) end(true);
+    else write(': heartbeat\n\n');
+  }, options.heartbeatMs);
+  heartbeat.unref();
+  const write = (text: string) => {
+    if (ended) return;
+    socket.write(text);
+    if (socket.writableLength > MAX_BUFFERED_BYTES) end(true);
+  };
+  const unsubscribe = options.hubs.subscribe(options.collection, {
+    position,
+    async take(changes) {
+      for (const change of changes) {
+        if (ended) return;
+        this.position = change.seq;
+        const sent = query.where.length === 0 ? frame(change) : filtered(change, query.where);
+        if (sent) write(sent);
+      }
+    },
+    ready: () =>
+      new Promise<void>((resolve) => {
+        // 'drain' comes only after a write that filled the buffer.
+        if (ended || !socket.writableNeedDrain) return resolve();
+        const done = () => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.on('drain', done);
+        socket.on('close', done);
+      }),
+    fail(error) {
+      request.log.error({ err: error }, 'the change feed could not read the log');
+      end(true);
+    },
+  });
+  options.open.add(end);
+  socket.on('close', () => end());
+  // A client that goes away may only half-close its side: the feed ends then too.
+  request.raw.socket.once('end', () => end(true));
+}
+
+/**
+ * The event a filtered feed sends for `change`: the change itself when its record matches;
+ * for an update that took the record out of the filter, a `deleted` with the reason
+ * `left-filter`; otherwise none.
+ */
+function filtered(change: Change, where: readonly Condition[]): string | undefined {
+  if (wanted(change.record, change.record.data, where)) return frame(change);
+  if (change.kind !== 'updated' || change.previous === undefined) return undefined;
+  if (!wanted(change.record, change.previous, where)) return undefined;
+  const record = renderRecord(change.record);
+  return frame({ ...change, kind: 'deleted' }, `${record.slice(0, -1)},"reason":"left-filter"}`);
+}
+
+function wanted(record: StoredRecord, data: string, where: readonly Condition[]): boolean {
+  return matches(record, JSON.parse(data) as Record<string, unknown>, where);
+}
+
+function frame(change: Change, data = renderRecord(change.record)): string {
+  return `id: ${change.seq}\nevent: ${change.kind}\ndata: ${data}\n\n`;
+}
+
+/** A change number from Last-Event-ID or `since`: a non-negative integer, else a 400. */
+function positionOf(value: string | string[] | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(text)) {
+    throw invalid('Last-Event-ID and since must be the id of an event (a non-negative integer)');
+  }
+  return Number(text);
+}
+
+function invalid(why: string): HttpProblem {
+  return new HttpProblem('invalid-query', `The change feed cannot follow this request: ${why}.`);
+}

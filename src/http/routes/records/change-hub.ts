@@ -1,0 +1,159 @@
+/**
+ * One reader of the change log per collection per process, however many clients follow
+ * it: woken by the store (PostgreSQL's NOTIFY, a short poll on SQLite), it reads what
+ * committed since it last looked, once, and hands the batch to every subscriber. A
+ * subscriber behind the hub (resuming, or one whose batch skipped ahead) reads the gap
+ * itself, in order, before the batch, waiting for its client between reads.
+ */
+import type { Change, ChangeLog } from '../../../store/store.js';
+
+export interface Subscriber {
+  /** The last change this subscriber has seen (or skipped). */
+  position: number;
+  /** Takes changes after `position`, in order; resolves once they are written (or dropped). */
+  take(changes: readonly Change[]): Promise<void>;
+  /** Resolves once the subscriber can take more (what it was sent has been read). */
+  ready(): Promise<void>;
+  /** Called on a failure of the log; the subscriber should end. */
+  fail(error: unknown): void;
+}
+
+/** Changes a subscriber behind the hub reads from the log at a time, waiting for its client between reads. */
+const CATCH_UP_READ = 100;
+
+class CollectionHub {
+  readonly subscribers = new Set<Follower>();
+  /**
+   * The last change handed out: at first, where the first subscriber starts (so that what
+   * commits before the first pump is handed out too); after a failure, unknown until read.
+   */
+  private last: number | undefined;
+  private pumping = false;
+  private again = false;
+
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly collection: string,
+    start: number,
+  ) {
+    this.last = start;
+  }
+
+  /** Reads what committed since the last pump and hands it out; a wake while pumping pumps again after. */
+  async pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        this.last ??= (await this.log.bounds(this.collection)).last;
+        for (;;) {
+          const changes = await this.log.read(this.collection, this.last);
+          if (changes.length === 0) break;
+          this.last = (changes.at(-1) as Change).seq;
+          for (const subscriber of this.subscribers) subscriber.offer(changes);
+        }
+      } while (this.again);
+    } catch (error) {
+      this.last = undefined;
+      for (const subscriber of this.subscribers) subscriber.subscriber.fail(error);
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+/**
+ * A subscriber as the hub sees it. It holds no queue: a batch that comes while it is still
+ * writing the one before (or reading the log) is dropped and noted, and once done it reads
+ * the log from its position on instead, so a slow client costs the server no memory.
+ */
+class Follower {
+  private running = false;
+  private missed = false;
+
+  constructor(
+    readonly subscriber: Subscriber,
+    private readonly log: ChangeLog,
+    private readonly collection: string,
+  ) {
+    void this.run(() => this.catchUp(Number.POSITIVE_INFINITY));
+  }
+
+  offer(changes: readonly Change[]): void {
+    if (this.running) {
+      this.missed = true;
+      return;
+    }
+    void this.run(async () => {
+      const first = (changes[0] as Change).seq;
+      if (first > this.subscriber.position + 1) await this.catchUp(first - 1);
+      const fresh = changes.filter((change) => change.seq > this.subscriber.position);
+      if (fresh.length > 0) await this.subscriber.take(fresh);
+    });
+  }
+
+  private async run(work: () => Promise<void>): Promise<void> {
+    this.running = true;
+    try {
+      await work();
+      while (this.missed) {
+        this.missed = false;
+        await this.catchUp(Number.POSITIVE_INFINITY);
+      }
+    } catch (error) {
+      this.subscriber.fail(error);
+    }
+    // No await since the last look at `missed`: a batch offered from now on is taken.
+    this.running = false;
+  }
+
+  /** Reads and hands over the log from the subscriber's position up to `until` (or its end). */
+  private async catchUp(until: number): Promise<void> {
+    while (this.subscriber.position < until) {
+      await this.subscriber.ready();
+      const changes = await this.log.read(this.collection, this.subscriber.position, CATCH_UP_READ);
+      const wanted = changes.filter((change) => change.seq <= until);
+      if (wanted.length === 0) return;
+      await this.subscriber.take(wanted);
+    }
+  }
+}
+
+/** The hubs of every collection, and the one watch on the store that wakes them. */
+export class ChangeHubs {
+  private readonly hubs = new Map<string, CollectionHub>();
+  private unwatch: (() => void) | undefined;
+
+  constructor(private readonly log: ChangeLog) {}
+
+  /** Follows `collection` for `subscriber` from its position on; returns how to stop. */
+  subscribe(collection: string, subscriber: Subscriber): () => void {
+    let hub = this.hubs.get(collection);
+    if (!hub) {
+      hub = new CollectionHub(this.log, collection, subscriber.position);
+      this.hubs.set(collection, hub);
+    }
+    const follower = new Follower(subscriber, this.log, collection);
+    hub.subscribers.add(follower);
+    this.unwatch ??= this.log.watch((changed) => this.wake(changed));
+    return () => {
+      hub.subscribers.delete(follower);
+      if (hub.subscribers.size === 0) this.hubs.delete(collection);
+      if (this.hubs.size === 0) this.close();
+    };
+  }
+
+  /** Stops watching the store (the hubs' subscribers end on their own). */
+  close(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+  }
+
+  private wake(collection: string | undefined): void {
+    for (const [name, hub] of this.hubs) if (collection === undefined || collection === name) void hub.pump();
+  }
+}

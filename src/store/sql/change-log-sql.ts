@@ -1,0 +1,119 @@
+/**
+ * The change log: every write to a collection's table leaves a row in `changes`, written by
+ * a trigger in the write's own transaction (each database's DDL makes it), so there is no
+ * event for a write that failed and none is lost for one that committed. Each collection
+ * numbers its changes 1, 2, 3… through its row of `change_seqs`: the trigger increments it,
+ * and the row stays locked until the transaction ends, so numbers are handed out in commit
+ * order, without gaps (a reader that saw 7 never later finds a 6 it missed).
+ */
+import type { Change, ChangeBounds, ChangeLog, StoredRecord } from '../store.js';
+import type { SqlDialect } from './dialect.js';
+import type { SqlDriver } from './driver.js';
+import { type Program, sql, statement } from './program.js';
+import type { Guard } from './sql-collection.js';
+
+/** The most changes one read returns. */
+export const CHANGES_PER_READ = 1000;
+
+/** Changes trimmed per statement, so that a trim never holds the log long. */
+const TRIM_BATCH = 5000;
+
+/** The tables of the change log, in a database's id type. */
+export function* createChangeTables(idType: string): Program<void> {
+  yield sql(`CREATE TABLE changes (
+    collection TEXT NOT NULL,
+    seq        ${idType} NOT NULL,
+    kind       TEXT NOT NULL,
+    record_id  ${idType} NOT NULL,
+    data       TEXT NOT NULL,
+    previous   TEXT,
+    version    INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    logged_at  TEXT NOT NULL,
+    PRIMARY KEY (collection, seq)
+  )`);
+  yield sql('CREATE INDEX changes_by_age ON changes (logged_at)');
+  yield sql(`CREATE TABLE change_seqs (
+    collection TEXT PRIMARY KEY,
+    seq        ${idType} NOT NULL
+  )`);
+}
+
+/** Makes the counter of each collection that lacks one, starting after what its log holds. */
+export function* createChangeCounters(dialect: SqlDialect, collections: readonly string[]): Program<void> {
+  const p = dialect.placeholder;
+  for (const collection of collections) {
+    yield {
+      text:
+        `INSERT INTO change_seqs (collection, seq) SELECT ${p(1)}, COALESCE(MAX(seq), 0) FROM changes ` +
+        `WHERE collection = ${p(1)} ON CONFLICT (collection) DO NOTHING`,
+      values: [collection],
+    };
+  }
+}
+
+const KINDS = new Set(['created', 'updated', 'deleted']);
+
+/** The change log over any {@link SqlDriver}. */
+export function sqlChangeLog(driver: SqlDriver, guard: Guard): ChangeLog {
+  const { dialect } = driver;
+  const read = statement<'collection' | 'after' | 'limit'>(
+    dialect.placeholder,
+    (p) =>
+      `SELECT seq, kind, record_id AS id, data, previous, version, created_at AS "createdAt", updated_at AS "updatedAt" ` +
+      `FROM changes WHERE collection = ${p('collection')} AND seq > ${p('after')} ORDER BY seq LIMIT ${p('limit')}`,
+    'changes.read',
+  );
+  const bounds = statement<'collection'>(
+    dialect.placeholder,
+    (p) =>
+      `SELECT (SELECT MIN(seq) FROM changes WHERE collection = ${p('collection')}) AS first, ` +
+      `(SELECT seq FROM change_seqs WHERE collection = ${p('collection')}) AS last`,
+    'changes.bounds',
+  );
+  const trim = statement<'before' | 'limit'>(
+    dialect.placeholder,
+    (p) =>
+      `DELETE FROM changes WHERE (collection, seq) IN (SELECT collection, seq FROM changes ` +
+      `WHERE logged_at < ${p('before')} ORDER BY logged_at LIMIT ${p('limit')})`,
+  );
+  return {
+    async read(collection, after, limit = CHANGES_PER_READ) {
+      const { rows } = await guard(driver.read(read({ collection, after, limit }), false));
+      return rows.map((row): Change => {
+        const kind = String(row.kind);
+        if (!KINDS.has(kind)) throw new Error(`the change log holds an unknown kind "${kind}"`);
+        const record: StoredRecord = {
+          id: Number(row.id),
+          data: String(row.data),
+          version: Number(row.version),
+          createdAt: String(row.createdAt),
+          updatedAt: String(row.updatedAt),
+        };
+        const previous = row.previous === null || row.previous === undefined ? undefined : String(row.previous);
+        return {
+          seq: Number(row.seq),
+          kind: kind as Change['kind'],
+          record,
+          ...(previous !== undefined && { previous }),
+        };
+      });
+    },
+    async bounds(collection): Promise<ChangeBounds> {
+      const { rows } = await guard(driver.read(bounds({ collection }), false));
+      const last = Number(rows[0]?.last ?? 0);
+      const first = rows[0]?.first === null || rows[0]?.first === undefined ? last + 1 : Number(rows[0].first);
+      return { first, last };
+    },
+    async trim(before) {
+      let trimmed = 0;
+      for (;;) {
+        const { changes } = await guard(driver.write(trim({ before: before.toISOString(), limit: TRIM_BATCH })));
+        trimmed += changes;
+        if (changes < TRIM_BATCH) return trimmed;
+      }
+    },
+    watch: (wake) => driver.watchChanges(wake),
+  };
+}

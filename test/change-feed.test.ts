@@ -1,0 +1,312 @@
+/**
+ * The change feed, on both stores, over real HTTP: every committed change once, in commit
+ * order, numbered without gaps; nothing for a write that failed; resuming by Last-Event-ID
+ * or `since` with nothing missed or doubled; a reset past the log's retention; the list's
+ * filters; heartbeats; and changes made through one server process delivered by another.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { parseApiKeys } from '../src/config/api-keys.js';
+import { defaultConfig } from '../src/config/index.js';
+import { buildApp } from '../src/http/app.js';
+import { openStore } from '../src/store/open-store.js';
+import type { Store } from '../src/store/store.js';
+import { openEventStream, type StreamEvent } from './helpers/event-stream.js';
+import { startServer } from './helpers/server.js';
+import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const KEY = 'feed-reader-key-0123456789abcdef';
+const record = (event: StreamEvent) => JSON.parse(event.data) as Record<string, unknown> & { id: number };
+
+for (const kind of STORE_KINDS) {
+  describe(`the change feed (${kind.name})`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let app: FastifyInstance;
+    let origin = '';
+
+    before(async () => {
+      db = await kind.create();
+      store = await openStore(db.url, ['users', 'products']);
+      const config = defaultConfig({
+        databaseUrl: db.url,
+        maxEventLoopDelay: 0,
+        rateLimitMax: 0,
+        eventsHeartbeatSeconds: 1,
+      });
+      app = await buildApp({ config, store, logStream: false });
+      origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    });
+    after(async () => {
+      await app?.close();
+      await store?.close();
+      await db?.drop();
+    });
+
+    const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${origin}${path}`, {
+        method,
+        headers: { ...JSON_HEADERS, ...headers },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    };
+
+    it('sends created, updated and deleted with the record, numbered in order, and nothing for a failed write', async () => {
+      const feed = await openEventStream(`${origin}/users/events/`);
+      assert.equal(feed.status, 200);
+      try {
+        const created = await send('POST', '/user/', { name: 'Ada' });
+        assert.equal(
+          (await send('PUT', `/user/${created.body.id}/`, { name: 'Ada' }, { 'if-match': '"0-0"' })).status,
+          412,
+        );
+        await send('PUT', `/user/${created.body.id}/`, { name: 'Ada King' });
+        await send('DELETE', `/user/${created.body.id}/`);
+        const events = await feed.take(3);
+        assert.deepEqual(
+          events.map((e) => e.event),
+          ['created', 'updated', 'deleted'],
+        );
+        assert.deepEqual(
+          events.map((e) => record(e).name),
+          ['Ada', 'Ada King', 'Ada King'],
+        );
+        const ids = events.map((e) => Number(e.id));
+        assert.deepEqual(ids, [ids[0], (ids[0] as number) + 1, (ids[0] as number) + 2]);
+        assert.deepEqual(feed.pending(), [], 'the refused change sent nothing');
+      } finally {
+        await feed.close();
+      }
+    });
+
+    it('numbers concurrent writes without gaps, each once, in the order they committed', async () => {
+      const { last } = await store.changes.bounds('products');
+      const feed = await openEventStream(`${origin}/products/events/`);
+      try {
+        const created = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => send('POST', '/product/', { name: `p${i}` })),
+        );
+        const events = await feed.take(40);
+        assert.deepEqual(
+          events.map((e) => Number(e.id)),
+          Array.from({ length: 40 }, (_, i) => last + 1 + i),
+        );
+        assert.deepEqual(
+          events.map((e) => record(e).id).sort((a, b) => a - b),
+          created.map((c) => c.body.id as number).sort((a, b) => a - b),
+        );
+      } finally {
+        await feed.close();
+      }
+    });
+
+    it('resumes after Last-Event-ID or since with nothing missed and nothing doubled', async () => {
+      const feed = await openEventStream(`${origin}/users/events/`);
+      await send('POST', '/user/', { name: 'one' });
+      const [first] = await feed.take(1);
+      await feed.close();
+      for (const name of ['two', 'three']) await send('POST', '/user/', { name });
+      for (const resume of [
+        () => openEventStream(`${origin}/users/events/`, { 'last-event-id': String(first?.id) }),
+        () => openEventStream(`${origin}/users/events/?since=${first?.id}`),
+      ]) {
+        const again = await resume();
+        try {
+          const events = await again.take(2);
+          assert.deepEqual(
+            events.map((e) => record(e).name),
+            ['two', 'three'],
+          );
+          assert.deepEqual(
+            events.map((e) => Number(e.id)),
+            [Number(first?.id) + 1, Number(first?.id) + 2],
+          );
+        } finally {
+          await again.close();
+        }
+      }
+    });
+
+    it("applies the list's filters", async () => {
+      const feed = await openEventStream(`${origin}/products/events/?price[gte]=10&name[startsWith]=T`);
+      try {
+        await send('POST', '/product/', { name: 'Teapot', price: 5 });
+        await send('POST', '/product/', { name: 'Cup', price: 12 });
+        await send('POST', '/product/', { name: 'Tray', price: 12 });
+        await send('POST', '/product/', { name: 'Tin', price: '12' });
+        const [event] = await feed.take(1);
+        assert.equal(record(event as StreamEvent).name, 'Tray');
+      } finally {
+        await feed.close();
+      }
+    });
+
+    it('sends an update that takes a record out of the filter as a deleted, with the reason', async () => {
+      const feed = await openEventStream(`${origin}/products/events/?status=live`);
+      try {
+        const made = await send('POST', '/product/', { name: 'Kettle', status: 'live' });
+        await send('PUT', `/product/${made.body.id}/`, { status: 'retired' });
+        await send('PUT', `/product/${made.body.id}/`, { name: 'Kettle 2' });
+        const [created, left] = await feed.take(2);
+        assert.equal(created?.event, 'created');
+        assert.equal(left?.event, 'deleted');
+        assert.deepEqual(
+          { ...record(left as StreamEvent), createdAt: undefined, updatedAt: undefined },
+          {
+            id: made.body.id,
+            name: 'Kettle',
+            status: 'retired',
+            reason: 'left-filter',
+            createdAt: undefined,
+            updatedAt: undefined,
+          },
+        );
+        assert.deepEqual(feed.pending(), [], 'an update outside the filter sends nothing');
+      } finally {
+        await feed.close();
+      }
+    });
+
+    it('cuts off a client that reads nothing once a MiB waits for it', async () => {
+      const socket = connect(new URL(origin).port ? Number(new URL(origin).port) : 80, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+      socket.pause();
+      // Numbers, not text: no search index has to take them in.
+      const big = Array.from({ length: 100_000 }, (_, i) => 1_000_000 + i);
+      for (let i = 0; i < 16; i++)
+        assert.equal((await send('POST', '/product/', { name: `big ${i}`, big })).status, 201);
+      let received = 0;
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      socket.resume();
+      await once(socket, 'close');
+      assert.ok(received < 16 * 800_000, `the feed ended early (${received} bytes read)`);
+    });
+
+    it('starts with a reset past what the log keeps, then goes on from what it holds', async () => {
+      await send('POST', '/user/', { name: 'old' });
+      const { last } = await store.changes.bounds('users');
+      assert.ok((await store.changes.trim(new Date(Date.now() + 60_000))) > 0);
+      await send('POST', '/user/', { name: 'new' });
+      const feed = await openEventStream(`${origin}/users/events/?since=1`);
+      try {
+        const [reset, next] = await feed.take(2);
+        assert.equal(reset?.event, 'reset');
+        assert.equal(next?.event, 'created');
+        assert.equal(Number(next?.id), last + 1);
+        assert.equal(record(next as StreamEvent).name, 'new');
+      } finally {
+        await feed.close();
+      }
+    });
+
+    it('takes the API key from access_token, for EventSource, and never logs it', async () => {
+      const logged: string[] = [];
+      const keyed = await buildApp({
+        config: defaultConfig({
+          databaseUrl: db.url,
+          maxEventLoopDelay: 0,
+          apiKeys: parseApiKeys(`reader:read:${KEY}`),
+        }),
+        store,
+        logStream: { write: (line: string) => logged.push(line) },
+      });
+      try {
+        const at = await keyed.listen({ host: '127.0.0.1', port: 0 });
+        assert.equal((await fetch(`${at}/users/events/`)).status, 401);
+        assert.equal((await fetch(`${at}/users/events/?access_token=wrong`)).status, 401);
+        assert.equal((await fetch(`${at}/users/?access_token=${KEY}`)).status, 401, 'only feeds take it');
+        const feed = await openEventStream(`${at}/users/events/?access_token=${KEY}`);
+        assert.equal(feed.status, 200);
+        await feed.close();
+      } finally {
+        await keyed.close();
+      }
+      assert.ok(logged.some((line) => line.includes('access_token=[redacted]')));
+      assert.ok(!logged.some((line) => line.includes(KEY)));
+    });
+
+    it('keeps a quiet feed open with comments, and refuses what does not apply to a feed', async () => {
+      const feed = await openEventStream(`${origin}/users/events/`);
+      try {
+        assert.equal(await feed.comment(), 'heartbeat');
+      } finally {
+        await feed.close();
+      }
+      for (const query of ['?sort=name', '?since=-1', '?q=ada', '?cursor=x']) {
+        const refused = await fetch(`${origin}/users/events/${query}`);
+        assert.equal(refused.status, 400, query);
+        assert.match(String(refused.headers.get('content-type')), /problem\+json/);
+      }
+    });
+  });
+
+  describe(`the change feed across server processes (${kind.name})`, () => {
+    it('delivers 1,000 writes made through two processes to 20 feeds on both, in order, once each', async () => {
+      const db = await kind.create();
+      const servers = [await startServer({ DATABASE_URL: db.url }), await startServer({ DATABASE_URL: db.url })];
+      const origins = servers.map((server) => server.url);
+      // A feed still open when its server stops.
+      const idle = await openEventStream(`${origins[1]}/users/events/`);
+      try {
+        const feeds = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => openEventStream(`${origins[i % 2]}/products/events/?since=0`)),
+        );
+        let written = 0;
+        const write = async (lane: number) => {
+          for (let i = written++; i < 1000; i = written++) {
+            const response = await fetch(`${origins[(lane + i) % 2]}/product/`, {
+              method: 'POST',
+              headers: JSON_HEADERS,
+              body: JSON.stringify({ name: `p${i}`, lane }),
+            });
+            assert.equal(response.status, 201);
+            await response.arrayBuffer();
+          }
+        };
+        const writing = Promise.all(Array.from({ length: 10 }, (_, lane) => write(lane)));
+        // One subscriber drops out mid-stream and resumes from its last id while writes go on.
+        const first = await feeds[0]?.take(300);
+        await feeds[0]?.close();
+        const resumed = await openEventStream(`${origins[1]}/products/events/`, {
+          'last-event-id': String(first?.at(-1)?.id),
+        });
+        await writing;
+        const streams = [...(first ? [first.concat(await resumed.take(700))] : [])];
+        for (const feed of feeds.slice(1)) streams.push(await feed.take(1000));
+        const { body: all } = await fetch(`${origins[0]}/products/?limit=1000`).then(async (r) => ({
+          body: await r.json(),
+        }));
+        const byId = new Map((all as { id: number }[]).map((r) => [r.id, JSON.stringify(r)]));
+        for (const events of streams) {
+          assert.deepEqual(
+            events.map((e) => Number(e.id)),
+            Array.from({ length: 1000 }, (_, i) => i + 1),
+            'every change once, in order',
+          );
+          for (const event of events) assert.equal(canonical(event.data), canonical(byId.get(record(event).id) ?? ''));
+        }
+        await Promise.all([resumed, ...feeds.slice(1)].map((feed) => feed.close()));
+      } finally {
+        // Both exit 0 on SIGTERM, one with a feed still open.
+        for (const server of servers) assert.equal(await server.stop(), 0);
+        await idle.close();
+        await db.drop();
+      }
+    });
+  });
+}
+
+/** JSON text with its keys in one order (PostgreSQL's jsonb orders them its own way). */
+function canonical(text: string): string {
+  const value = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
