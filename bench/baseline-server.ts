@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { mergedFields } from '../src/store/merge-patch.js';
 import { indexedIn } from '../src/store/sql/index-sql.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
-import { collectionSql, recordColumns } from '../src/store/sql/sql-collection.js';
+import { collectionSql, recordColumns } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import { INDEXES } from './schema.js';

@@ -9,7 +9,7 @@
 import Fastify from 'fastify';
 import { etagOf } from '../src/http/routes/records/conditional.js';
 import { JSON_TYPE, renderRecord } from '../src/http/routes/records/record-response.js';
-import { collectionSql } from '../src/store/sql/sql-collection.js';
+import { collectionSql } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import type { StoredRecord } from '../src/store/store.js';

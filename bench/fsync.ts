@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Statement } from 'better-sqlite3';
-import { collectionSql } from '../src/store/sql/sql-collection.js';
+import { collectionSql } from '../src/store/sql/record-sql.js';
 import { named, openConnection } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 

@@ -35,7 +35,7 @@ import { parseArgs } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
 import { FOLD_CASE_FUNCTION, foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
-import { collectionSql, recordColumns } from '../src/store/sql/sql-collection.js';
+import { collectionSql, recordColumns } from '../src/store/sql/record-sql.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import { median } from './median.js';
 

@@ -5,6 +5,7 @@
 import type { IndexedField } from '../core/indexed-field.js';
 import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
+import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 
 export type { IndexedField, Reference, UniqueField };
@@ -164,40 +165,6 @@ export interface StoreGauge {
   aggregator?: 'sum' | 'max' | 'min' | 'average' | 'first';
 }
 
-/** One change to a record, as the change log keeps it. */
-export interface Change {
-  /** The collection's change number: 1, 2, 3…, in the order the changes committed. */
-  seq: number;
-  kind: 'created' | 'updated' | 'deleted';
-  /** The record after the change (as it was, for a delete). */
-  record: StoredRecord;
-  /** For an update, the record's fields before it (JSON object text). */
-  previous?: string;
-}
-
-/** The changes of a collection the log holds: `first` to `last` (`first` is `last + 1` when it holds none). */
-export interface ChangeBounds {
-  first: number;
-  last: number;
-}
-
-/**
- * Every committed change of every collection, numbered per collection, kept for a while
- * (sql/change-log-sql.ts).
- */
-export interface ChangeLog {
-  /** The changes of `collection` after number `after`, in order (at most `limit`, default 1,000). */
-  read(collection: string, after: number, limit?: number): Promise<Change[]>;
-  bounds(collection: string): Promise<ChangeBounds>;
-  /** Forgets changes logged before `before`; resolves with how many. */
-  trim(before: Date): Promise<number>;
-  /**
-   * Calls `wake` whenever changes may have committed (with the collection when the store
-   * knows it), from any process; returns how to stop.
-   */
-  watch(wake: (collection?: string) => void): () => void;
-}
-
 /** A connected database holding a set of collections. */
 export interface Store {
   /** Which database this is, for logs and readiness output. */
@@ -249,5 +216,6 @@ export interface StoreOptions {
   searchIndex?: boolean;
 }
 
+export * from './change-log-model.js';
 export * from './list-query-model.js';
 export * from './store-errors.js';

@@ -66,3 +66,12 @@ export async function readPage(
     round = { ...query, offset: undefined, after: last.position };
   }
 }
+
+/** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */
+export function nextPage(requestUrl: string, collectionPath: string, cursor: string): string {
+  const query = new URLSearchParams(requestUrl.split('?')[1] ?? '');
+  query.delete('cursor');
+  query.delete('offset');
+  query.set('cursor', cursor);
+  return `${collectionPath}?${query.toString()}`;
+}

@@ -24,7 +24,7 @@ import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
 import { type ExpandSource, expand, expandPage, parseExpand, tooLarge, withExpand } from './expand.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import { readPage } from './list-page.js';
+import { nextPage, readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { prefers } from './prefer.js';
 import { JSON_TYPE, recordRenderer, renderRecord, sendRecord } from './record-response.js';
@@ -245,13 +245,4 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
   };
 
   return { list, read, create, modify, remove, events };
-}
-
-/** The link to the next page: the same query (filters, sort, limit…) from `cursor` on. */
-function nextPage(requestUrl: string, collectionPath: string, cursor: string): string {
-  const query = new URLSearchParams(requestUrl.split('?')[1] ?? '');
-  query.delete('cursor');
-  query.delete('offset');
-  query.set('cursor', cursor);
-  return `${collectionPath}?${query.toString()}`;
 }
