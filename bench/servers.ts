@@ -91,7 +91,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+let built = false;
+
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
+  // restock runs as `npm start` runs it, from dist/: rebuilt first if src/ changed since.
+  if (options.target === 'restock' && !built) {
+    execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    built = true;
+  }
   const port = await freePort();
   const flags = options.nodeFlags ?? [];
   const script = REFERENCE_SCRIPTS[options.target];

@@ -6,16 +6,21 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { parseApiKeys } from '../src/config/api-keys.js';
-import { defaultConfig } from '../src/config/index.js';
+import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { openEventStream, type StreamEvent } from './helpers/event-stream.js';
-import { startServer } from './helpers/server.js';
+import { type RunningServer, startServer, waitForWorkers } from './helpers/server.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -28,11 +33,12 @@ for (const kind of STORE_KINDS) {
     let store: Store;
     let app: FastifyInstance;
     let origin = '';
+    let config: Config;
 
     before(async () => {
       db = await kind.create();
       store = await openStore(db.url, ['users', 'products']);
-      const config = defaultConfig({
+      config = defaultConfig({
         databaseUrl: db.url,
         maxEventLoopDelay: 0,
         rateLimitMax: 0,
@@ -133,6 +139,25 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    // On SQLite the trigger numbers every change as it logs it; PostgreSQL numbers them after commit.
+    const numberedAfterCommit = kind.name === 'postgres' ? it : undefined;
+    numberedAfterCommit?.('numbers a change written by another client of the database too', async () => {
+      const feed = await openEventStream(`${origin}/users/events/`);
+      const other = new pg.Client({ connectionString: db.url });
+      await other.connect();
+      try {
+        // Written past restock, as a script or another tool might: once a second, every
+        // instance numbers what committed without it.
+        await other.query(`INSERT INTO users (data) VALUES ('{"name": "from psql"}')`);
+        const [event] = await feed.take(1);
+        assert.equal(event?.event, 'created');
+        assert.equal(record(event as StreamEvent).name, 'from psql');
+      } finally {
+        await other.end();
+        await feed.close();
+      }
+    });
+
     it("applies the list's filters", async () => {
       const feed = await openEventStream(`${origin}/products/events/?price[gte]=10&name[startsWith]=T`);
       try {
@@ -189,6 +214,39 @@ for (const kind of STORE_KINDS) {
       socket.resume();
       await once(socket, 'close');
       assert.ok(received < 16 * 800_000, `the feed ended early (${received} bytes read)`);
+    });
+
+    it('cuts off a client that leaves what it was sent unread for two heartbeats', async () => {
+      // Over a Unix socket, whose kernel buffer is a fixed 200 kB or so (loopback TCP's grows
+      // to many MB), so that what the client leaves unread waits in the server.
+      const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
+      const local = await buildApp({ config, store, logStream: false });
+      await local.listen({ path });
+      try {
+        const socket = connect(path);
+        await once(socket, 'connect');
+        socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+        socket.pause();
+        // One event of about 500 kB: more than the kernel takes, less than the MiB that
+        // would cut the client off by itself.
+        const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
+        assert.equal((await send('POST', '/product/', { name: 'stall', big })).status, 201);
+        // Heartbeats are 1 s apart here: the cut comes 2 to 3 s after the event. A paused
+        // socket does not see its end, so the server's count tells.
+        const cut = 'restock_change_feed_cuts_total{collection="products",reason="stall"} 1';
+        const counted = async () => (await local.inject({ url: '/metrics' })).body.includes(cut);
+        for (let i = 0; i < 300 && !(await counted()); i++) await sleep(100);
+        assert.ok(await counted(), 'the feed was not cut off');
+        let received = 0;
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+        });
+        socket.resume();
+        await once(socket, 'close');
+        assert.ok(received < 480_000, `the event was read whole (${received} bytes)`);
+      } finally {
+        await local.close();
+      }
     });
 
     it('starts with a reset past what the log keeps, then goes on from what it holds', async () => {
@@ -249,11 +307,18 @@ for (const kind of STORE_KINDS) {
     });
   });
 
+  // PostgreSQL scales out as instances on one database; SQLite as workers on one file.
+  const across = kind.name === 'postgres' ? 'two instances' : 'two workers of one instance';
   describe(`the change feed across server processes (${kind.name})`, () => {
-    it('delivers 1,000 writes made through two processes to 20 feeds on both, in order, once each', async () => {
+    it(`delivers 1,000 writes made through ${across} to 20 feeds on both, in order, once each`, async () => {
       const db = await kind.create();
-      const servers = [await startServer({ DATABASE_URL: db.url }), await startServer({ DATABASE_URL: db.url })];
-      const origins = servers.map((server) => server.url);
+      const servers =
+        kind.name === 'postgres'
+          ? [await startServer({ DATABASE_URL: db.url }), await startServer({ DATABASE_URL: db.url })]
+          : [await startServer({ DATABASE_URL: db.url, WORKERS: '2' })];
+      if (servers.length === 1) await waitForWorkers(servers[0] as RunningServer, 2);
+      // With workers, the kernel hands each new connection to one of them in turn.
+      const origins = [servers[0]?.url, servers.at(-1)?.url] as string[];
       // A feed still open when its server stops.
       const idle = await openEventStream(`${origins[1]}/users/events/`);
       try {
@@ -265,7 +330,8 @@ for (const kind of STORE_KINDS) {
           for (let i = written++; i < 1000; i = written++) {
             const response = await fetch(`${origins[(lane + i) % 2]}/product/`, {
               method: 'POST',
-              headers: JSON_HEADERS,
+              // A fresh connection for some, so that workers share the writes as well.
+              headers: { ...JSON_HEADERS, ...(i % 10 === 0 && { connection: 'close' }) },
               body: JSON.stringify({ name: `p${i}`, lane }),
             });
             assert.equal(response.status, 201);
@@ -295,9 +361,21 @@ for (const kind of STORE_KINDS) {
           for (const event of events) assert.equal(canonical(event.data), canonical(byId.get(record(event).id) ?? ''));
         }
         await Promise.all([resumed, ...feeds.slice(1)].map((feed) => feed.close()));
-      } finally {
-        // Both exit 0 on SIGTERM, one with a feed still open.
+        // Both exit 0 on SIGTERM, one with a feed still open; then their logs are whole.
         for (const server of servers) assert.equal(await server.stop(), 0);
+        const served = (path: string) =>
+          new Set(
+            servers
+              .flatMap((server) =>
+                server.output.map((line) => JSON.parse(line) as { pid: number; req?: { url: string } }),
+              )
+              .filter((line) => line.req?.url.startsWith(path))
+              .map((line) => line.pid),
+          );
+        assert.equal(served('/product/').size, 2, 'both processes took writes');
+        assert.equal(served('/products/events/').size, 2, 'both processes served feeds');
+      } finally {
+        for (const server of servers) await server.stop();
         await idle.close();
         await db.drop();
       }

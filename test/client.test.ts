@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../src/client/index.js';
+import { type ChangeEvent, createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../src/client/index.js';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { WRITE_KEY, withKeys } from './helpers/keys.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 interface Product {
   name: string;
@@ -131,6 +133,56 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it('follows changes with subscribe, filtered, and resumes a broken connection with none missed or repeated', async () => {
+      const proxy = await startTcpProxy(Number(new URL(origin).port));
+      const direct = createClient<Shop & { products: { batch?: string } }>({ baseUrl: origin }).collection('products');
+      const viaProxy = createClient<Shop & { products: { batch?: string } }>({
+        baseUrl: `http://127.0.0.1:${proxy.port}`,
+      }).collection('products');
+      try {
+        const one = await direct.create({ name: 'one', batch: 'followed', price: 5 });
+        const two = await direct.create({ name: 'two', batch: 'followed', price: 20 });
+        await direct.create({ name: 'elsewhere', batch: 'other' });
+        const received: ChangeEvent<Product>[] = [];
+        const stop = new AbortController();
+        const following = (async () => {
+          for await (const change of viaProxy.subscribe({
+            since: 0,
+            filter: { batch: 'followed' },
+            signal: stop.signal,
+          }))
+            received.push(change);
+        })();
+        await until(() => received.length === 2);
+        await proxy.cut();
+        const three = await direct.create({ name: 'three', batch: 'followed' });
+        await proxy.restore();
+        const changed = await direct.update(one, { price: 6 });
+        const gone = await direct.delete(two);
+        await until(() => received.length === 5);
+        stop.abort();
+        await following;
+        assert.deepEqual(
+          received.map((change) => change.type === 'reset' || [change.type, change.record]),
+          [
+            ['created', one],
+            ['created', two],
+            ['created', three],
+            ['updated', changed],
+            ['deleted', gone],
+          ].map(([type, record]) => [type, JSON.parse(JSON.stringify(record))]),
+        );
+        const ids = received.map((change) => (change.type === 'reset' ? 0 : change.id));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => a - b),
+          'in order',
+        );
+      } finally {
+        await proxy.close();
+      }
+    });
+
     it('throws ProblemError with the problem document restock sent', async () => {
       const products = createClient({ baseUrl: origin }).collection('products');
       await assert.rejects(products.page({ limit: 0 }), (error) => {
@@ -173,3 +225,11 @@ describe('the client with API keys', () => {
     );
   });
 });
+
+/** Resolves once `done()` holds, checking every 20 ms; fails after 30 s rather than hang. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 20) {
+    if (waited > 30_000) throw new Error('waited 30 s in vain');
+    await sleep(20);
+  }
+}

@@ -1,4 +1,5 @@
-/** The operations on one collection: read, list, create, change, delete. */
+/** The operations on one collection: read, list, create, change, delete, follow. */
+import { type ChangeEvent, followFeed, type SubscribeOptions } from './change-stream.js';
 import { type ListQuery, nextLink, queryString } from './list-query.js';
 import type { Transport } from './transport.js';
 
@@ -95,6 +96,19 @@ export class CollectionClient<T extends object> {
   /** Deletes a record and answers it as it was. */
   async delete(id: number | SystemFields, options: WriteOptions = {}): Promise<Stored<T>> {
     return this.#one(await this.#transport.send('DELETE', this.#path(id), { headers: ifMatch(options) }));
+  }
+
+  /**
+   * The collection's changes as they commit, in order, from the next one (or after `since`),
+   * narrowed by `filter` as a list is. A broken connection is resumed after the last change
+   * seen, so none is missed or repeated; a `reset` says the feed could not go back that far.
+   * Stop with `break` or `signal`.
+   */
+  subscribe(
+    options: SubscribeOptions & Pick<ListQuery, 'filter'> = {},
+  ): AsyncGenerator<ChangeEvent<T>, void, undefined> {
+    const path = `/${this.name}/events/${queryString({ ...(options.filter && { filter: options.filter }) })}`;
+    return followFeed<T>(this.#transport, path, options);
   }
 
   async #one(response: Response): Promise<Stored<T>> {

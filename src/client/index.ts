@@ -6,6 +6,7 @@
  * const shop = createClient<{ users: { name: string; email: string } }>({ baseUrl: 'http://127.0.0.1:3000' });
  * const ada = await shop.collection('users').create({ name: 'Ada', email: 'ada@example.com' });
  * for await (const user of shop.collection('users').list({ filter: { name: { startsWith: 'A' } } })) …
+ * for await (const change of shop.collection('users').subscribe()) …
  * ```
  *
  * This folder imports nothing from the rest of src/: it runs where restock does not.
@@ -13,6 +14,7 @@
 import { CollectionClient } from './collection.js';
 import { type ClientOptions, Transport } from './transport.js';
 
+export type { ChangeEvent, FeedReset, RecordChange, SubscribeOptions } from './change-stream.js';
 export { CollectionClient, etagOf, type Page, type Patch, type Stored, type SystemFields } from './collection.js';
 export type { ListQuery, Operators, Scalar } from './list-query.js';
 export { type Problem, ProblemError } from './problem-error.js';

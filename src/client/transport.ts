@@ -29,6 +29,8 @@ export interface Sent {
   headers?: Record<string, string>;
   /** Whether repeating the request is safe: a read, or a create with an Idempotency-Key. */
   repeatable?: boolean;
+  /** Aborts the request, and the reading of its body. */
+  signal?: AbortSignal;
 }
 
 /** Statuses after which a repeatable request is tried again. */
@@ -46,7 +48,7 @@ export class Transport {
   async send(method: string, target: string, sent: Sent = {}): Promise<Response> {
     const { wire, headers } = this.#wire(method, sent);
     const url = new URL(target, this.#options.baseUrl);
-    const init: RequestInit = { method: wire, headers };
+    const init: RequestInit = { method: wire, headers, ...(sent.signal && { signal: sent.signal }) };
     if (sent.body !== undefined) init.body = JSON.stringify(sent.body);
     for (let attempt = 0; ; attempt++) {
       const last = !sent.repeatable || attempt >= this.#options.retries;

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { SchemaDdl, SqlDriver } from '../sql/driver.js';
 import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
 import { type StoreOptions, StoreUnavailableError } from '../store.js';
+import { startChangeSequencer } from './change-sequencer.js';
 import { listenForChanges } from './notifications.js';
 import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialectFor } from './postgres-dialect.js';
 import { isUnavailable, postgresFault } from './postgres-faults.js';
@@ -57,6 +58,12 @@ export async function openPostgres(
     const result = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   };
+  const sequencer = startChangeSequencer(pool);
+  // Each write's changes are numbered soon after it commits (./change-sequencer.ts).
+  const thenNumber = <T>(written: Promise<T>): Promise<T> => {
+    void written.then(sequencer.wake, () => {});
+    return written;
+  };
   const driver: SqlDriver = {
     name: 'postgres',
     dialect: postgresDialectFor(icu),
@@ -75,8 +82,9 @@ export async function openPostgres(
     read: (statement) => query(pool, statement),
     // A pooled query hands over every row at once: the page's SQL stops at the budget.
     stopsAtBytes: false,
-    write: (statement) => query(pool, statement),
-    transaction: (work) => inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s))),
+    write: (statement) => thenNumber(query(pool, statement)),
+    transaction: (work) =>
+      thenNumber(inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s)))),
     locked: (work) =>
       inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -84,8 +92,10 @@ export async function openPostgres(
       }),
     fault: postgresFault,
     watchChanges: (wake) => listenForChanges(url, wake),
+    numberChanges: () => sequencer.settle(),
     ping: () => probe.ping(),
     async close() {
+      await sequencer.close();
       await probe.close();
       if (!pool.ended) await pool.end();
     },

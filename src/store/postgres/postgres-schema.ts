@@ -10,7 +10,8 @@ import type { Migration, SchemaDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
 import { createReferenceTables } from '../sql/reference-sql.js';
 import { MAX_ID } from '../store.js';
-import { syncChangeTriggers } from './change-triggers.js';
+import { syncChangeSequencer } from './change-sequencer.js';
+import { createChangeInbox, syncChangeTriggers } from './change-triggers.js';
 import { triggerOnce } from './trigger-once.js';
 
 /** The SQL function of a record's search text: its strings, folded as search folds them, one a line. */
@@ -109,6 +110,11 @@ const migrations: readonly Migration[] = [
     name: 'change log',
     up: () => createChangeTables('bigint'),
   },
+  {
+    version: 8,
+    name: 'change inbox',
+    up: () => createChangeInbox(),
+  },
 ];
 
 /**
@@ -147,6 +153,7 @@ function* syncCollections(
     yield* triggerOnce(table, `${table}_forget_keys`, definition);
   }
   yield* syncChangeTriggers(collections);
+  yield* syncChangeSequencer();
   if (searchIndex) yield* syncSearchIndexes(collections, fold, warn);
   else for (const table of collections) yield sql(`DROP INDEX IF EXISTS "${searchIndexName(table)}"`);
 }

@@ -1,10 +1,11 @@
 /**
- * The change log: every write to a collection's table leaves a row in `changes`, written by
- * a trigger in the write's own transaction (each database's DDL makes it), so there is no
+ * The change log: every write to a collection's table leaves its changes, written by a
+ * trigger in the write's own transaction (each database's DDL makes it), so there is no
  * event for a write that failed and none is lost for one that committed. Each collection
- * numbers its changes 1, 2, 3… through its row of `change_seqs`: the trigger increments it,
- * and the row stays locked until the transaction ends, so numbers are handed out in commit
- * order, without gaps (a reader that saw 7 never later finds a 6 it missed).
+ * numbers its changes 1, 2, 3… through its row of `change_seqs`, so that a reader that saw 7
+ * never later finds a 6 it missed. On SQLite, whose writes take turns anyway, the trigger
+ * numbers them as it logs them; on PostgreSQL they are numbered after they commit
+ * (../postgres/change-sequencer.ts), so that writes need not wait for each other.
  */
 import type { Change, ChangeBounds, ChangeLog, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
@@ -101,6 +102,8 @@ export function sqlChangeLog(driver: SqlDriver, guard: Guard): ChangeLog {
       });
     },
     async bounds(collection): Promise<ChangeBounds> {
+      // So that a feed starting at `last` is sent nothing that committed before it started.
+      await guard(driver.numberChanges?.() ?? Promise.resolve());
       const { rows } = await guard(driver.read(bounds({ collection }), false));
       const last = Number(rows[0]?.last ?? 0);
       const first = rows[0]?.first === null || rows[0]?.first === undefined ? last + 1 : Number(rows[0].first);

@@ -47,6 +47,11 @@ export interface SqlDriver {
    * notification naming the collection, or a poll); returns how to stop.
    */
   watchChanges(wake: (collection?: string) => void): () => void;
+  /**
+   * Resolves once every change committed so far has its number, for a driver that numbers
+   * them after commit (PostgreSQL); one that numbers them as it writes leaves it out.
+   */
+  numberChanges?(): Promise<void>;
   /** Resolves when the database answers a trivial query, on a connection of its own where it can. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -13,6 +13,13 @@ import { registerPaths } from '../../paths.js';
 import { isTunnelled } from '../method-override/index.js';
 import { allWorkersMetrics } from './cluster-metrics.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where plugins registered after this one add metrics of their own. */
+    metricsRegistry: { registry: Registry; prefix: string };
+  }
+}
+
 export interface MetricsOptions {
   /** The store whose gauges are reported. */
   store: Store;
@@ -65,6 +72,8 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
     registers: [registry],
   });
   for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
+  // The routes' own metrics (the change feeds') join this registry, under the same prefix.
+  app.decorate('metricsRegistry', { registry, prefix });
   if (cluster.isWorker) {
     // Lets the primary's AggregatorRegistry collect this registry (and starts listening for it).
     AggregatorRegistry.setRegistries([registry]);

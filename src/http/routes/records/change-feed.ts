@@ -6,12 +6,14 @@
  * change. Past what the log keeps (EVENTS_RETENTION_HOURS), a `reset` event comes first. The
  * list's filters apply; an update that takes a record out of them is sent as a `deleted`
  * whose data adds `"reason": "left-filter"`. A client that does not read what it is sent is
- * disconnected once {@link MAX_BUFFERED_BYTES} wait for it (or it has read nothing for
- * 30 s), and resumes from its last id when it reconnects.
+ * disconnected once {@link MAX_BUFFERED_BYTES} wait for it, or once what it was sent has
+ * stayed unread for two heartbeats (30 s by default), and resumes from its last id when it
+ * reconnects.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Change, ChangeLog, Condition, StoredRecord } from '../../../store/store.js';
 import { HttpProblem } from '../../problem.js';
+import type { ChangeFeedMetrics, CutReason } from './change-feed-metrics.js';
 import type { ChangeHubs } from './change-hub.js';
 import { parseListQuery, type RawListQuery, RESERVED } from './list-query.js';
 import { matches } from './record-match.js';
@@ -19,9 +21,6 @@ import { renderRecord } from './record-response.js';
 
 /** The most bytes a feed lets wait unsent before it disconnects the client. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
-
-/** How long a client may leave unread what was sent before it is disconnected (milliseconds). */
-const STALL_MS = 30_000;
 
 /** How long a reconnecting client should wait, sent once at the start (milliseconds). */
 const RETRY_MS = 2000;
@@ -32,8 +31,9 @@ export interface ChangeFeedOptions {
   hubs: ChangeHubs;
   heartbeatMs: number;
   maxFieldNameLength: number;
-  /** The feeds open now, to end when the server closes. */
-  open: Set<() => void>;
+  /** The feeds open now, each with its collection: ended when the server closes, counted on /metrics. */
+  open: Map<() => void, string>;
+  metrics: ChangeFeedMetrics;
 }
 
 export async function followChanges(request: FastifyRequest, reply: FastifyReply, options: ChangeFeedOptions) {
@@ -62,29 +62,37 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
   if (reset) socket.write(`event: reset\ndata: ${JSON.stringify({ from: position })}\n\n`);
 
   let ended = false;
-  // `cut`: the client fell behind; its connection is dropped with what waits for it, which
-  // frees that memory at once (ending the response would first wait for it to be read).
-  const end = (cut = false) => {
+  // `cut`: the client fell behind or went; its connection is dropped with what waits for
+  // it, which frees that memory at once (ending the response would first wait for it to be read).
+  const end = (cut?: CutReason | 'gone') => {
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
     unsubscribe();
     options.open.delete(end);
-    if (cut) socket.destroy();
-    else socket.end();
+    // A hijacked reply is not in the access log: the feed writes its own line as it ends.
+    request.log.info(
+      { req: request, res: reply, responseTime: reply.elapsedTime, events: sent, cut },
+      'change feed ended',
+    );
+    if (cut === undefined) return void socket.end();
+    socket.destroy();
+    if (cut !== 'gone') options.metrics.cut(options.collection, cut);
   };
-  // A client that has read nothing for STALL_MS is cut off too, however little waits for it.
-  let stalledSince: number | undefined;
+  let sent = 0;
+  // A client that leaves what it was sent unread for two heartbeats is cut off too, however
+  // little waits for it: one that stopped reading holds its memory until then, no longer.
+  let stalledBeats = 0;
   const heartbeat = setInterval(() => {
-    stalledSince = socket.writableNeedDrain ? (stalledSince ?? Date.now()) : undefined;
-    if (stalledSince !== undefined && Date.now() - stalledSince >= STALL_MS) end(true);
+    stalledBeats = socket.writableNeedDrain ? stalledBeats + 1 : 0;
+    if (stalledBeats > 2) end('stall');
     else write(': heartbeat\n\n');
   }, options.heartbeatMs);
   heartbeat.unref();
   const write = (text: string) => {
     if (ended) return;
     socket.write(text);
-    if (socket.writableLength > MAX_BUFFERED_BYTES) end(true);
+    if (socket.writableLength > MAX_BUFFERED_BYTES) end('buffer');
   };
   const unsubscribe = options.hubs.subscribe(options.collection, {
     position,
@@ -92,8 +100,11 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
       for (const change of changes) {
         if (ended) return;
         this.position = change.seq;
-        const sent = query.where.length === 0 ? frame(change) : filtered(change, query.where);
-        if (sent) write(sent);
+        const event = query.where.length === 0 ? frame(change) : filtered(change, query.where);
+        if (event) {
+          sent++;
+          write(event);
+        }
       }
     },
     ready: () =>
@@ -110,13 +121,13 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
       }),
     fail(error) {
       request.log.error({ err: error }, 'the change feed could not read the log');
-      end(true);
+      end('failure');
     },
   });
-  options.open.add(end);
+  options.open.set(end, options.collection);
   socket.on('close', () => end());
   // A client that goes away may only half-close its side: the feed ends then too.
-  request.raw.socket.once('end', () => end(true));
+  request.raw.socket.once('end', () => end('gone'));
 }
 
 /**

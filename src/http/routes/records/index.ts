@@ -10,6 +10,7 @@ import type { Reference } from '../../../core/references.js';
 import type { ResourceDefinition } from '../../../core/resources.js';
 import type { Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
+import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { ChangeHubs } from './change-hub.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
 import { CostlyQueryGate } from './costly-queries.js';
@@ -39,12 +40,19 @@ export interface RecordRoutesOptions {
 
 /**
  * Bodies come through the JSON body plugin, and Idempotency-Keys are kept per API key, as
- * access control identifies the caller: hence those dependencies.
+ * access control identifies the caller, and the change feeds count themselves on /metrics:
+ * hence those dependencies.
  */
 export const recordRoutes = fp(serveRecords, {
   name: 'restock-record-routes',
   fastify: '5.x',
-  dependencies: ['restock-problems', 'restock-openapi', 'restock-json-body', 'restock-access-control'],
+  dependencies: [
+    'restock-problems',
+    'restock-openapi',
+    'restock-json-body',
+    'restock-access-control',
+    'restock-metrics',
+  ],
 });
 
 async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
@@ -63,16 +71,18 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     references: (collection: string) => options.references.filter((r) => r.collection === collection),
     collection: (name: string) => store.collection(name),
   };
+  const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
     hubs: new ChangeHubs(store.changes),
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
-    open: new Set<() => void>(),
+    open,
+    metrics: registerChangeFeedMetrics(app, () => countBy(open.values())),
   };
   registerChangeLogTrim(app, store.changes, config.eventsRetentionHours);
   // Feeds never end on their own: the server ends them as it closes, or it would wait for them.
   app.addHook('preClose', async () => {
-    for (const end of [...feeds.open]) end();
+    for (const end of [...open.keys()]) end();
     feeds.hubs.close();
   });
   for (const resource of options.resources) {
@@ -91,4 +101,10 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       referenced: options.references.some((reference) => reference.target === resource.plural),
     });
   }
+}
+
+function countBy(names: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
 }
