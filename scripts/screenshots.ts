@@ -1,5 +1,5 @@
 /**
- * Takes the README's screenshots (docs/*.png) with the browser test's setup: the real
+ * Takes the documents' screenshots (docs/*.png) with the browser test's setup: the real
  * server on a throw-away database with a few records, Debian's Chromium through
  * playwright-core. Run with `npm run screenshots`.
  */

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { body, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url));
@@ -20,7 +21,7 @@ interface Created {
 
 for (const kind of STORE_KINDS) {
   describe(`bulk create (${kind.name})`, () => {
-    const ctx = useApp(kind, { schemas: STORE_SCHEMAS, maxBulkRecords: 5 });
+    const ctx = useApp(kind, { schemas: STORE_SCHEMAS, maxBulkRecords: 5 }, { contract: true });
     const post = (payload: unknown, headers: Record<string, string> = {}, url = '/product/') =>
       ctx.app.inject({
         method: 'POST',
@@ -121,15 +122,19 @@ for (const kind of STORE_KINDS) {
       assert.equal(tunnelled.statusCode, 201);
       assert.equal(body<Created[]>(tunnelled)[0]?.name, 'tunnelled');
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`bulk create with API keys (${kind.name})`, () => {
-    const ctx = useApp(kind, withKeys());
+    const ctx = useApp(kind, withKeys(), { contract: true });
     it('needs a write key, like one create', async () => {
       const request = { method: 'POST' as const, url: '/users/', headers: JSON_HEADERS, payload: '[{"name":"a"}]' };
       problem(await injectAs(ctx.app, 'read', request), 403);
       problem(await injectAs(ctx.app, 'none', request), 401);
       assert.equal((await injectAs(ctx.app, 'write', request)).statusCode, 201);
     });
+
+    itKeptTheDocument(ctx);
   });
 }

@@ -168,6 +168,15 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it('--upsert looks up full batches of 1,000 keys and more', async () => {
+      const url = await fresh();
+      const lines = ndjson(Array.from({ length: 2500 }, (_, i) => ({ id: i + 1, name: `u${i}` })));
+      assert.equal((await cli(url, ['import', '-', '-c', 'users'], lines)).code, 0);
+      const result = await cli(url, ['import', '-', '-c', 'users', '--upsert', 'id'], lines);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^imported 2500 users \(0 created, 2500 replaced\)/);
+    });
+
     it('--upsert replaces what matches on id or a unique field and creates the rest, the same on every run', async () => {
       const url = await fresh();
       const schemas = { SCHEMAS: 'schemas/store' };
@@ -481,7 +490,7 @@ describe('the restock process', () => {
     }
   });
 
-  it('moves a SQLite database to PostgreSQL with export and import, as the README shows', {
+  it('moves a SQLite database to PostgreSQL with export and import, as docs/operations.md shows', {
     skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
   }, async () => {
     const [from, to] = [await sqliteKind.create(), await postgresKind.create()];

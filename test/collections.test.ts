@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { MAX_FIELDS, MAX_SORT_KEYS } from '../src/http/routes/records/list-query.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 type Row = Record<string, unknown> & { id: number; name: string };
@@ -45,7 +46,7 @@ async function walk(app: FastifyInstance, first: string, onPage?: (page: Row[]) 
 
 for (const kind of STORE_KINDS) {
   describe(`collections (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
     before(async () => {
       for (const product of SEED) await create(ctx.app, 'product', product);
     });
@@ -188,6 +189,7 @@ for (const kind of STORE_KINDS) {
         ['a[b=1', 'a[b'],
         ['id=abc', 'id'],
         ['id[startsWith]=1', 'id[startsWith]'],
+        ['id[contains]=1', 'id[contains]'],
         ['id.x=1', 'id.x'],
         ['limit=0', 'limit'],
         ['limit=1001', 'limit'],
@@ -205,7 +207,15 @@ for (const kind of STORE_KINDS) {
         const response = await ctx.app.inject({ url: `/products/?${encodeQuery(query)}` });
         const parsed = problem(response, 400, 'invalid-query');
         assert.ok(parsed.detail.includes(parameter), `${query}: ${parsed.detail}`);
+        const after = parsed.detail.slice(parsed.detail.indexOf(parameter) + parameter.length).trim();
+        assert.ok(
+          !after.startsWith(`${parameter.split('[')[0]} `),
+          `${query}: names the field twice: ${parsed.detail}`,
+        );
+        assert.doesNotMatch(parsed.detail, /\b(\w+)\W+\1\b/, `${query}: a word twice in a row: ${parsed.detail}`);
       }
+      const { detail } = problem(await ctx.app.inject({ url: '/users/?id[startsWith]=1' }), 400, 'invalid-query');
+      assert.equal(detail, 'The query parameter id[startsWith] compares text, and ids are numbers.');
     });
 
     it('refuses, alike on both stores, names and values no store can query: 400, never 500', async () => {
@@ -271,6 +281,8 @@ for (const kind of STORE_KINDS) {
         problem(await ctx.app.inject({ url: `/products/?sort=price&cursor=${cursor}` }), 400, 'invalid-query');
       }
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`walking while others write (${kind.name})`, () => {

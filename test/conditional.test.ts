@@ -8,11 +8,12 @@ import { fingerprintOf } from '../src/http/routes/records/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
   describe(`conditional requests (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
     const put = (id: number, payload: object, headers: Record<string, string> = {}) =>
       ctx.app.inject({ method: 'PUT', url: `/user/${id}/`, headers: { ...JSON_HEADERS, ...headers }, payload });
 
@@ -113,10 +114,12 @@ for (const kind of STORE_KINDS) {
       const statuses = results.map((r) => r.statusCode).sort();
       assert.deepEqual(statuses, [200, ...Array(9).fill(412)]);
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`Idempotency-Key (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
     const post = (key: string | undefined, payload: object, extra: Record<string, string> = {}) =>
       ctx.app.inject({
         method: 'POST',
@@ -244,6 +247,8 @@ for (const kind of STORE_KINDS) {
         await other.close();
       }
     });
+
+    itKeptTheDocument(ctx);
   });
 }
 

@@ -1,4 +1,4 @@
-/** Configuration: flags over environment over defaults, and the README lists every setting. */
+/** Configuration: flags over environment over defaults, and docs/configuration.md lists every setting. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -60,9 +60,9 @@ describe('configuration', () => {
     assert.throws(() => loadConfig([], { MAX_DEPTH: '0' }), /MAX_DEPTH/);
   });
 
-  it('lists every setting in --help and in the README', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const rows = readme
+  it('lists every setting in --help and in docs/configuration.md', () => {
+    const document = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    const rows = document
       .split('\n')
       .filter((line) => line.startsWith('|'))
       .map((line) => line.split('|').map((cell) => cell.trim()));
@@ -71,7 +71,7 @@ describe('configuration', () => {
       assert.ok(help.includes(`--${s.flag}`) && help.includes(s.env), `--help lacks ${s.env}`);
       const row = rows.find((cells) => cells[1] === `\`${s.env}\``);
       const fallback = s.default === '' ? 'none' : `\`${s.default}\``;
-      assert.deepEqual(row?.slice(2, 4), [`\`--${s.flag}\``, fallback], `README row of ${s.env}`);
+      assert.deepEqual(row?.slice(2, 4), [`\`--${s.flag}\``, fallback], `docs/configuration.md row of ${s.env}`);
     }
   });
 

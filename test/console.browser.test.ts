@@ -4,12 +4,17 @@
  * the pages make is recorded: none may leave 127.0.0.1. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { openStore } from '../src/store/open-store.js';
 import { launchChromium } from './helpers/browser.js';
+import { cli } from './helpers/cli.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
@@ -237,6 +242,7 @@ describe('the console and the reference page in Chromium', () => {
         .filter({ hasText: /No users here/ })
         .waitFor();
       const fields = { name: '', email: 'not an address' };
+      await page.getByRole('button', { name: 'Raw JSON', exact: true }).click();
       const refused = await submit(fields, 'Create user', `${withSchemas.url}/user/`, 'POST');
       assert.equal(refused.status(), 422);
       const problem = (await refused.json()) as { errors: { pointer: string; message: string }[] };
@@ -255,6 +261,333 @@ describe('the console and the reference page in Chromium', () => {
     }
   });
 
+  describe("the record form built from the collection's JSON Schema", () => {
+    /** The example store's schemas, and one collection with a property of each shape the form knows. */
+    const GADGETS = {
+      type: 'object',
+      'x-singular': 'gadget',
+      description: "A test-only collection: one property of each shape the console's form knows.",
+      required: ['label', 'count'],
+      properties: {
+        label: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[A-Za-z ]+$', description: 'What it is.' },
+        count: { type: 'integer', minimum: 0, maximum: 1000 },
+        weight: { type: 'number', minimum: 0 },
+        working: { type: 'boolean' },
+        kind: { type: 'string', enum: ['tool', 'toy'] },
+        released: { type: 'string', format: 'date' },
+        checkedAt: { type: 'string', format: 'date-time' },
+        homepage: { type: 'string', format: 'uri' },
+        contact: { type: 'string', format: 'email' },
+        size: { type: 'object', properties: { depth: { type: 'number' } } },
+        notes: { type: 'string' },
+      },
+    };
+    let folder: string;
+    let shopDb: TestDatabase;
+    let shop: RunningServer;
+
+    before(async () => {
+      folder = mkdtempSync(join(tmpdir(), 'restock-console-schemas-'));
+      const store = fileURLToPath(new URL('../schemas/store/', import.meta.url));
+      for (const file of readdirSync(store)) copyFileSync(join(store, file), join(folder, file));
+      writeFileSync(join(folder, 'gadgets.schema.json'), JSON.stringify(GADGETS));
+      shopDb = await sqliteKind.create();
+      shop = await startServer({ DATABASE_URL: shopDb.url, SCHEMAS: folder });
+    });
+
+    after(async () => {
+      assert.equal(await shop?.stop(), 0);
+      await shopDb?.drop();
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    /** Opens the console on the store at `hash`, once its list and its form are there. */
+    const openForm = async (hash: string) => {
+      await page.goto('about:blank');
+      await page.goto(`${shop.url}/#${hash}`);
+      await page
+        .locator('#list-status')
+        .filter({ hasText: /^Page \d+: |No .* here/ })
+        .waitFor();
+      await page.locator('fieldset.schema-fields').waitFor();
+    };
+    const field = (name: string) => page.getByLabel(name, { exact: true });
+    const rawToggle = () => page.getByRole('button', { name: 'Raw JSON', exact: true });
+    /** What a field's input is: its tag, type and the attributes the schema set. */
+    const describeInput = async (name: string) => {
+      const input = field(name);
+      const attributes = ['type', 'step', 'min', 'max', 'maxlength', 'minlength', 'pattern', 'aria-required'];
+      const values = await Promise.all(attributes.map((a) => input.getAttribute(a)));
+      return {
+        tag: await page.evaluate(
+          `document.getElementById(${JSON.stringify(await input.getAttribute('id'))}).localName`,
+        ),
+        ...Object.fromEntries(attributes.map((a, i) => [a, values[i]]).filter(([, v]) => v !== null)),
+      };
+    };
+    /** The message shown beside a field, under its input. */
+    const besides = (name: string) => page.locator(`.field[data-field="${name}"] .field-problem`);
+
+    it('shows one labelled input per property, typed by the schema, with required marks and enums', async () => {
+      await openForm('products');
+      assert.equal(await page.locator('#record-json').isVisible(), false, 'the textarea is one click away');
+      assert.equal(await rawToggle().getAttribute('aria-pressed'), 'false');
+      assert.equal(await page.getByRole('button', { name: 'Format JSON' }).count(), 0, 'Format JSON is for raw JSON');
+      assert.deepEqual(await describeInput('name'), {
+        tag: 'input',
+        type: 'text',
+        maxlength: '200',
+        minlength: '1',
+        'aria-required': 'true',
+      });
+      assert.deepEqual(await describeInput('price'), { tag: 'input', type: 'number', step: '0.01', min: '0' });
+      assert.deepEqual(await describeInput('stock'), { tag: 'input', type: 'number', step: '1', min: '0' });
+      assert.deepEqual(await describeInput('currency'), { tag: 'select' });
+      const currencies = await field('currency').locator('option').allTextContents();
+      assert.deepEqual(currencies.slice(0, 3), ['(not set)', 'AED', 'AFN']);
+      assert.ok(currencies.includes('EUR'));
+      assert.match(String(await page.locator('.field[data-field="price"] .hint').textContent()), /two decimals/);
+      // The required mark, for the eye: a red * after the label's text.
+      const nameId = await field('name').getAttribute('id');
+      const mark = await page.evaluate(
+        `getComputedStyle(document.querySelector('label[for="${nameId}"]'), '::after').content`,
+      );
+      assert.match(String(mark), /\*/);
+      const priceId = await field('price').getAttribute('id');
+      assert.equal(
+        await page.evaluate(`getComputedStyle(document.querySelector('label[for="${priceId}"]'), '::after').content`),
+        'none',
+        'an optional field has no mark',
+      );
+      await shot('form-product');
+
+      await openForm('users');
+      assert.deepEqual(await describeInput('email'), {
+        tag: 'input',
+        type: 'email',
+        maxlength: '254',
+        'aria-required': 'true',
+      });
+
+      await openForm('orders');
+      assert.deepEqual(await describeInput('userId'), {
+        tag: 'input',
+        type: 'number',
+        step: '1',
+        min: '1',
+        'aria-required': 'true',
+      });
+      assert.match(String(await page.locator('.field[data-field="userId"] .hint').textContent()), /record in users/);
+      assert.deepEqual(await describeInput('items'), { tag: 'textarea', 'aria-required': 'true' });
+      assert.deepEqual(await describeInput('status'), { tag: 'select', 'aria-required': 'true' });
+      assert.deepEqual(await field('status').locator('option').allTextContents(), [
+        'Choose…',
+        'placed',
+        'paid',
+        'shipped',
+        'delivered',
+        'cancelled',
+      ]);
+
+      await openForm('gadgets');
+      const types = Object.fromEntries(
+        await Promise.all(
+          Object.keys(GADGETS.properties).map(async (name) => {
+            const { tag, type } = await describeInput(name);
+            return [name, type ? `${tag} ${type}` : tag];
+          }),
+        ),
+      );
+      assert.deepEqual(types, {
+        label: 'input text',
+        count: 'input number',
+        weight: 'input number',
+        working: 'input checkbox',
+        kind: 'select',
+        released: 'input date',
+        checkedAt: 'input datetime-local',
+        homepage: 'input url',
+        contact: 'input email',
+        size: 'textarea',
+        notes: 'input text',
+      });
+      assert.equal(await field('label').getAttribute('pattern'), '^[A-Za-z ]+$');
+      assert.equal(await field('count').getAttribute('max'), '1000');
+      assert.equal(await field('weight').getAttribute('step'), 'any');
+      assert.equal(await page.locator('.field[data-field="label"] .hint').textContent(), 'What it is.');
+      await shot('form-gadget');
+    });
+
+    it('creates a record from the form with typed values, and sends a cleared field as null', async () => {
+      await openForm('gadgets');
+      await field('label').fill('Pocket torch');
+      await field('count').fill('3');
+      await field('weight').fill('0.25');
+      await field('working').check();
+      await field('kind').selectOption('tool');
+      await field('released').fill('2024-05-01');
+      await field('checkedAt').fill('2025-03-04T05:06:07');
+      await field('homepage').fill('https://example.com/torch');
+      await field('contact').fill('maker@example.com');
+
+      // A JSON field is checked before anything is sent.
+      const sentBefore = requests.length;
+      await field('size').fill('{"depth": ');
+      await page.getByRole('button', { name: 'Create gadget', exact: true }).click();
+      await besides('size')
+        .filter({ hasText: /^is not valid JSON/ })
+        .waitFor();
+      assert.equal(await field('size').getAttribute('aria-invalid'), 'true');
+      assert.equal(requests.length, sentBefore, 'nothing was sent');
+      await field('size').fill('{"depth": 4}');
+
+      const created = await press('Create gadget', `${shop.url}/gadget/`, 'POST');
+      assert.equal(created.status(), 201, await created.text());
+      const checkedAt = await page.evaluate(`new Date('2025-03-04T05:06:07').toISOString()`);
+      const expected = {
+        label: 'Pocket torch',
+        count: 3,
+        weight: 0.25,
+        working: true,
+        kind: 'tool',
+        released: '2024-05-01',
+        checkedAt,
+        homepage: 'https://example.com/torch',
+        contact: 'maker@example.com',
+        size: { depth: 4 },
+      };
+      assert.deepEqual(JSON.parse(created.request().postData() ?? ''), expected, 'notes, left empty, is left out');
+      const id = ((await created.json()) as { id: number }).id;
+      const read = await fetch(`${shop.url}/gadget/${id}/`);
+      const { id: _id, createdAt: _c, updatedAt: _u, ...stored } = (await read.json()) as Record<string, unknown>;
+      assert.deepEqual(stored, expected, 'the API returns numbers as numbers and booleans as booleans');
+
+      // The editor now holds the record, in the form.
+      await page
+        .locator('#editor-title')
+        .filter({ hasText: `Gadget ${id}` })
+        .waitFor();
+      assert.equal(await field('count').inputValue(), '3');
+      assert.equal(await field('working').isChecked(), true);
+      assert.equal(await field('kind').locator('option:checked').textContent(), 'tool');
+
+      // Clearing an optional field removes it; untouched fields (the date-time too) are not sent.
+      await field('weight').fill('');
+      await field('working').uncheck();
+      const saved = await press('Save changes', `${shop.url}/gadget/${id}/`, 'PUT');
+      assert.equal(saved.status(), 200, await saved.text());
+      assert.deepEqual(JSON.parse(saved.request().postData() ?? ''), { weight: null, working: false });
+      const changed = (await (await fetch(`${shop.url}/gadget/${id}/`)).json()) as Record<string, unknown>;
+      assert.equal('weight' in changed, false);
+      assert.equal(changed.working, false);
+      assert.equal(changed.checkedAt, checkedAt);
+    });
+
+    it('switches to raw JSON and back from the keyboard, keeping fields the schema does not name', async () => {
+      await openForm('products');
+      await field('name').fill('Kettle');
+      await field('price').fill('54');
+      await rawToggle().focus();
+      await page.keyboard.press('Enter');
+      assert.equal(await rawToggle().getAttribute('aria-pressed'), 'true');
+      const textarea = page.locator('#record-json');
+      await textarea.waitFor();
+      assert.equal(await page.locator('fieldset.schema-fields').isVisible(), false);
+      assert.deepEqual(JSON.parse(await textarea.inputValue()), { name: 'Kettle', price: 54 });
+
+      await textarea.fill(JSON.stringify({ colour: 'black', name: 'Kettle', price: 49.5, stock: 2 }));
+      await page.keyboard.press('Shift+Tab');
+      assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Raw JSON', 'Tab reaches the toggle');
+      await page.keyboard.press('Space');
+      assert.equal(await rawToggle().getAttribute('aria-pressed'), 'false');
+      await page.locator('fieldset.schema-fields').waitFor();
+      assert.equal(await field('price').inputValue(), '49.5');
+      assert.equal(await field('stock').inputValue(), '2');
+      assert.match(String(await page.locator('.schema-fields .extras').textContent()), /\bcolour\b/);
+
+      // And back once more: the same JSON, the unknown field where it was.
+      await rawToggle().click();
+      assert.deepEqual(JSON.parse(await textarea.inputValue()), {
+        colour: 'black',
+        name: 'Kettle',
+        price: 49.5,
+        stock: 2,
+      });
+      await rawToggle().click();
+
+      const created = await press('Create product', `${shop.url}/product/`, 'POST');
+      assert.equal(created.status(), 201, await created.text());
+      const body = { colour: 'black', name: 'Kettle', price: 49.5, stock: 2 };
+      assert.deepEqual(JSON.parse(created.request().postData() ?? ''), body);
+      const id = ((await created.json()) as { id: number }).id;
+      const stored = (await (await fetch(`${shop.url}/product/${id}/`)).json()) as Record<string, unknown>;
+      assert.equal(stored.colour, 'black', 'the field the schema does not name was kept');
+
+      // JSON that does not parse stays in the textarea, with the reason.
+      await page.getByRole('button', { name: 'New record', exact: true }).click();
+      await rawToggle().click();
+      await textarea.fill('{"name": ');
+      await rawToggle().click();
+      await page.locator('#record-errors li').filter({ hasText: 'Not valid JSON' }).waitFor();
+      assert.equal(await rawToggle().getAttribute('aria-pressed'), 'true');
+      assert.ok(await textarea.isVisible());
+      await textarea.fill('{}');
+      await rawToggle().click();
+      await page.locator('fieldset.schema-fields').waitFor();
+    });
+
+    it('shows each error of a 422 beside the field its pointer names', async () => {
+      await openForm('users');
+      await field('email').fill('not an address');
+      const refused = await press('Create user', `${shop.url}/user/`, 'POST');
+      assert.equal(refused.status(), 422);
+      const problem = (await refused.json()) as { errors: { pointer: string; message: string }[] };
+      const message = (pointer: string) => problem.errors.find((e) => e.pointer === pointer)?.message;
+      await besides('email').waitFor();
+      assert.equal(await besides('email').textContent(), message('/email'));
+      assert.equal(await besides('name').textContent(), message('/name'));
+      assert.equal(await field('email').getAttribute('aria-invalid'), 'true');
+      assert.equal(
+        await page.locator('#record-errors li.field-error').count(),
+        problem.errors.length,
+        'and listed above the buttons, as before',
+      );
+      await shot('form-errors');
+      // Fixed, the marks go with the next answer.
+      await field('name').fill('Ada Lovelace');
+      await field('email').fill('ada@example.com');
+      assert.equal((await press('Create user', `${shop.url}/user/`, 'POST')).status(), 201);
+      assert.equal(await page.locator('.field-problem:visible').count(), 0);
+
+      // A reference to no record, in a field and deep inside an array field.
+      await openForm('orders');
+      await field('userId').fill('99');
+      await field('items').fill('[{"productId": 98, "quantity": 1}]');
+      await field('status').selectOption('placed');
+      const missing = await press('Create order', `${shop.url}/order/`, 'POST');
+      assert.equal(missing.status(), 422);
+      await besides('userId').waitFor();
+      assert.equal(await besides('userId').textContent(), 'names no record of users (id 99)');
+      assert.equal(await besides('items').textContent(), '/0/productId names no record of products (id 98)');
+      assert.equal(await besides('items').locator('code').textContent(), '/0/productId');
+    });
+
+    it('keeps the textarea alone for a collection without a schema', async () => {
+      const [openapi] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${server.url}/openapi.json`),
+        openConsole('users'),
+      ]);
+      assert.equal(openapi.status(), 200);
+      await openapi.finished();
+      await sleep(100);
+      assert.ok(await page.locator('#record-json').isVisible());
+      assert.ok(await page.getByRole('button', { name: 'Format JSON' }).isVisible());
+      assert.equal(await page.locator('fieldset.schema-fields').isVisible(), false);
+      assert.equal(await rawToggle().count(), 0, 'no toggle: there is no form to leave');
+      assert.deepEqual(blocked, [], 'the form breaks no policy');
+    });
+  });
+
   it("shows another client's changes as they happen, following the change feed", async () => {
     await openConsole('users');
     await page.locator('#live').waitFor();
@@ -269,6 +602,31 @@ describe('the console and the reference page in Chromium', () => {
       .locator('#records tbody button.open')
       .filter({ hasText: new RegExp(`^${id}$`) })
       .waitFor({ state: 'detached' });
+  });
+
+  it('resumes the feed after a restart from the last change seen, and says when it had to reload', async () => {
+    await openConsole('users');
+    await page.locator('#live').waitFor();
+    await api('POST', '/user/', { name: 'Seen before the restart' });
+    await page.locator('#records tbody').filter({ hasText: 'Seen before the restart' }).waitFor();
+    const port = new URL(server.url).port;
+    assert.equal(await server.stop(), 0);
+    await page.locator('#live').waitFor({ state: 'hidden' });
+    const store = await openStore(
+      db.url,
+      DEFAULT_RESOURCES.map((r) => r.plural),
+    );
+    const { last: seen } = await store.changes.bounds('users');
+    // While restock is down, a change the page never saw passes what the log keeps.
+    const imported = await cli(db.url, ['import', '-', '-c', 'users'], '{"name":"Imported while down"}\n');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.ok((await store.changes.trim(new Date(Date.now() + 60_000))) > 0);
+    await store.close();
+    server = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PORT: port });
+    await page.locator('#live').filter({ hasText: 'reloaded' }).waitFor();
+    await page.locator('#records tbody').filter({ hasText: 'Imported while down' }).waitFor();
+    const resumed = requests.filter((r) => r.url().endsWith('/users/events/') && r.headers()['last-event-id']);
+    assert.equal(resumed.at(-1)?.headers()['last-event-id'], String(seen), 'resumed after the last change seen');
   });
 
   it('shows a reference as a link to the record it names, which opens it', async () => {

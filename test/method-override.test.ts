@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseOverrideSetting } from '../src/config/index.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const HEADER_NAMES = ['HTTP-X-HTTP-METHOD', 'x-http-method', 'X-Http-Method-Override'];
@@ -10,7 +11,7 @@ const VARY = 'HTTP-X-HTTP-METHOD, X-HTTP-Method, X-HTTP-Method-Override';
 
 for (const kind of STORE_KINDS) {
   describe(`method override, default get,post (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
 
     for (const header of HEADER_NAMES) {
       for (const wire of ['POST', 'GET'] as const) {
@@ -207,10 +208,12 @@ for (const kind of STORE_KINDS) {
       for (const name of HEADER_NAMES) assert.ok(allowed.includes(name.toLowerCase()), name);
       assert.match(String(response.headers['access-control-allow-methods']), /DELETE/);
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`method override set to post (${kind.name})`, () => {
-    const ctx = useApp(kind, { methodOverride: new Set(['POST']) });
+    const ctx = useApp(kind, { methodOverride: new Set(['POST']) }, { contract: true });
 
     it('tunnels through POST but refuses GET, and GET responses do not vary on the headers', async () => {
       const made = await create(ctx.app, 'product', { sku: 'A' });
@@ -224,10 +227,12 @@ for (const kind of STORE_KINDS) {
       });
       assert.equal(viaPost.statusCode, 200);
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`method override off (${kind.name})`, () => {
-    const ctx = useApp(kind, { methodOverride: new Set() });
+    const ctx = useApp(kind, { methodOverride: new Set() }, { contract: true });
 
     it('refuses the header on every wire method', async () => {
       const made = await create(ctx.app, 'user', { a: 1 });
@@ -241,6 +246,8 @@ for (const kind of STORE_KINDS) {
       }
       assert.equal((await ctx.app.inject({ url: `/user/${made.id}/` })).statusCode, 200);
     });
+
+    itKeptTheDocument(ctx);
   });
 }
 

@@ -1,20 +1,20 @@
 /**
  * SPEC §11: the OpenAPI 3.1 document, generated from the route schemas, checked by an
- * OpenAPI validator, against the routes the app really registers, and against real
- * responses; and the reference page that renders it.
+ * OpenAPI validator, against the routes the app really registers (and the tunnelled forms
+ * of its collections' operations), and against real requests and responses
+ * (./helpers/openapi-validator.ts); and the reference page that renders it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { type Config, defaultConfig } from '../src/config/index.js';
 import { DEFAULT_RESOURCES } from '../src/core/resources.js';
 import { buildApp } from '../src/http/app.js';
 import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
+import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase, type TestStoreKind } from './helpers/stores.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -27,17 +27,28 @@ const OVERRIDE_COMPONENTS = [
 
 interface OpenApiDocument {
   openapi: string;
+  info: { license?: { name: string; identifier?: string }; description: string };
+  servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: {
     schemas: Record<string, Record<string, unknown>>;
-    parameters: Record<string, { name: string; schema: { enum?: string[] } }>;
+    parameters: Record<string, { name: string; required?: boolean; schema: { enum?: string[] } }>;
   };
+}
+interface Parameter {
+  in?: string;
+  name?: string;
+  $ref?: string;
+  required?: boolean;
+  style?: string;
+  explode?: boolean;
+  schema?: { $ref?: string; default?: unknown };
 }
 interface Operation {
   operationId?: string;
   tags?: string[];
-  parameters?: { in?: string; name?: string; $ref?: string }[];
-  requestBody?: { content: Record<string, { schema: unknown }> };
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
   responses: Record<
     string,
     { content?: Record<string, { schema: { $ref?: string } }>; headers?: Record<string, unknown> }
@@ -53,15 +64,24 @@ const GUARD_HEADERS: Record<string, string[]> = {
   '403': ['WWW-Authenticate'],
   '429': ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
 };
+/** As a client reaches a deployed server (the document's server is the request's origin). */
+const HOST = { host: 'restock.test:3000' };
 
 /** `/user/:id/` as OpenAPI writes it: `/user/{id}/`. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The tunnelled forms METHOD_OVERRIDE's default (get,post) adds for a collection, as `method path`. */
+function tunnelledForms({ plural, singular }: { plural: string; singular: string }): string[] {
+  return [`post /${plural}/`, `post /${plural}/events/`, `get /${singular}/`, `post /${singular}/{id}/`];
+}
 
 for (const kind of STORE_KINDS) {
   describe(`the OpenAPI document (${kind.name})`, () => {
     let db: TestDatabase;
     let app: FastifyInstance;
     let doc: OpenApiDocument;
+    const checked: { contract?: ContractRecorder } = {};
     const routes: RouteOptions[] = [];
     before(async () => {
       db = await kind.create();
@@ -70,7 +90,10 @@ for (const kind of STORE_KINDS) {
         logStream: false,
         onRoute: (route) => routes.push(route),
       });
-      const response = await app.inject({ url: '/openapi.json' });
+      checked.contract = checkAgainstDocument(app);
+      await app.ready();
+      await checked.contract.load();
+      const response = await app.inject({ url: '/openapi.json', headers: HOST });
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
       doc = body<OpenApiDocument>(response);
@@ -80,32 +103,43 @@ for (const kind of STORE_KINDS) {
       await db?.drop();
     });
 
-    it('is a valid OpenAPI 3.1 document', async () => {
+    it('is a valid OpenAPI 3.1 document: an operationId on every operation, a license, limit optional', async () => {
       assert.equal(doc.openapi, '3.1.0');
       const validator = new Validator();
       const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
       assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
-      const ids = METHODS.flatMap((m) => Object.values(doc.paths).flatMap((p) => p[m]?.operationId ?? []));
+      const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+        METHODS.flatMap((m) => (item[m] ? [[`${m} ${path}`, item[m]] as const] : [])),
+      );
+      for (const [what, operation] of operations) assert.match(operation.operationId ?? '', /^[a-z]\w+$/, what);
+      const ids = operations.map(([, operation]) => operation.operationId);
       assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+      assert.deepEqual(doc.info.license, { name: 'MIT', identifier: 'MIT' });
+      for (const { plural } of DEFAULT_RESOURCES) {
+        const limit = doc.paths[`/${plural}/`]?.get?.parameters?.find((p) => p.in === 'query' && p.name === 'limit');
+        assert.equal(limit?.required, false, 'limit is optional');
+        assert.equal(limit?.schema?.default, 100);
+      }
     });
 
-    it('holds every registered route that is not hidden, and no alias', () => {
+    it('holds every registered route that is not hidden, the tunnelled forms, and no alias', () => {
       const visible = routes.filter((r) => !(r.schema as { hide?: boolean } | undefined)?.hide);
       const all = visible.flatMap((r) => [r.method].flat().map((m) => `${m.toLowerCase()} ${openApiPath(r.url)}`));
       // Fastify adds a HEAD beside every GET; the document shows the GET alone.
-      const expected = all.filter((route) => !route.startsWith('head '));
+      const registered = all.filter((route) => !route.startsWith('head '));
       for (const head of all.filter((route) => route.startsWith('head '))) {
-        assert.ok(expected.includes(head.replace('head ', 'get ')), head);
+        assert.ok(registered.includes(head.replace('head ', 'get ')), head);
       }
-      assert.ok(expected.length >= DEFAULT_RESOURCES.length * 6 + 7, `only ${expected.length} visible routes`);
+      assert.ok(registered.length >= DEFAULT_RESOURCES.length * 6 + 7, `only ${registered.length} visible routes`);
       const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
         METHODS.filter((m) => item[m]).map((m) => `${m} ${path}`),
       );
-      assert.deepEqual(documented.sort(), [...new Set(expected)].sort());
+      const tunnels = DEFAULT_RESOURCES.flatMap(tunnelledForms);
+      assert.deepEqual(documented.sort(), [...new Set([...registered, ...tunnels])].sort());
       for (const { plural, singular } of DEFAULT_RESOURCES) {
         for (const path of [`/${plural}/`, `/${singular}/`, `/${singular}/{id}/`]) assert.ok(doc.paths[path], path);
         assert.equal(doc.paths[`/${plural}/{id}/`], undefined, 'the plural item alias is hidden');
-        assert.equal(doc.paths[`/${plural}/`]?.post, undefined, 'POST on the plural alias is hidden');
+        assert.equal(doc.paths[`/${plural}/`]?.post?.operationId, `list${capitalized(singular)}sTunnelled`);
       }
       for (const path of ['/', '/healthz', '/readyz', '/metrics', '/openapi.json', '/problems/{kind}']) {
         assert.ok(doc.paths[path]?.get, path);
@@ -115,19 +149,20 @@ for (const kind of STORE_KINDS) {
 
     it('documents each operation: parameters, bodies, success and every error as a problem', () => {
       for (const resource of DEFAULT_RESOURCES) {
-        const Name = resource.singular.charAt(0).toUpperCase() + resource.singular.slice(1);
+        const Name = capitalized(resource.singular);
         const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [
-          ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '429', '500', '503']],
+          ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '405', '429', '500', '503']],
           [
             'create',
             doc.paths[`/${resource.singular}/`]?.post,
-            ['201', '400', '409', '410', '413', '415', '422', '429', '500', '503', '507'],
+            ['201', '400', '405', '409', '410', '413', '415', '422', '429', '500', '503', '507'],
           ],
-          ['read', item.get, ['200', '304', '400', '404', '429', '500', '503']],
-          ['modify', item.put, ['200', '400', '404', '412', '413', '415', '429', '500', '503']],
-          ['patch', item.patch, ['200', '400', '404', '412', '413', '415', '429', '500', '503']],
-          ['delete', item.delete, ['200', '204', '400', '404', '412', '429', '500', '503']],
+          // GET may carry PUT, PATCH and DELETE here (METHOD_OVERRIDE's default): their answers too.
+          ['read', item.get, ['200', '204', '304', '400', '404', '405', '412', '413', '415', '429', '500', '503']],
+          ['modify', item.put, ['200', '400', '404', '405', '412', '413', '415', '429', '500', '503']],
+          ['patch', item.patch, ['200', '400', '404', '405', '412', '413', '415', '429', '500', '503']],
+          ['delete', item.delete, ['200', '204', '400', '404', '405', '412', '429', '500', '503']],
         ];
         for (const [name, operation, statuses] of operations) {
           assert.ok(operation, `${resource.plural} ${name}`);
@@ -145,6 +180,7 @@ for (const kind of STORE_KINDS) {
               `${resource.plural} ${name} references ${header}`,
             );
             assert.equal(doc.components.parameters[component]?.name, header);
+            assert.equal(doc.components.parameters[component]?.required, false);
             assert.deepEqual(doc.components.parameters[component]?.schema.enum, [
               'GET',
               'POST',
@@ -161,6 +197,7 @@ for (const kind of STORE_KINDS) {
               `${resource.plural} ${name} ${status}`,
             );
           }
+          assert.deepEqual(Object.keys(operation.responses['405']?.headers ?? {}), ['Allow']);
         }
         const ref = (schema: { $ref?: string } | undefined) => schema?.$ref?.replace('#/components/schemas/', '');
         const created = doc.paths[`/${resource.singular}/`]?.post;
@@ -171,6 +208,8 @@ for (const kind of STORE_KINDS) {
           answered.anyOf?.map((form) => ref(form) ?? `${ref(form.items)}[]`),
           [Name, `${Name}[]`],
         );
+        // Any +json type is read as JSON: the document says so with a range.
+        assert.deepEqual(Object.keys(created?.requestBody?.content ?? {}), ['application/json', 'application/*+json']);
         const sent = created?.requestBody?.content['application/json']?.schema as OneOrMany;
         assert.deepEqual(
           sent.anyOf?.map((form) => ref(form) ?? `${ref(form.items)}[] of at most ${form.maxItems}`),
@@ -186,60 +225,157 @@ for (const kind of STORE_KINDS) {
         const list = doc.paths[`/${resource.plural}/`]?.get;
         const query = list?.parameters?.filter((p) => p.in === 'query').map((p) => p.name) ?? [];
         for (const name of ['limit', 'cursor', 'sort', 'q']) assert.ok(query.includes(name), `list documents ${name}`);
+        // A page cut down by fields= holds records without their other fields.
+        const page = list?.responses['200']?.content?.['application/json']?.schema as { items?: OneOrMany };
+        assert.deepEqual(page.items?.anyOf?.map(ref), [Name, `${Name}Projection`]);
+        assert.deepEqual(doc.components.schemas[`${Name}Projection`]?.required, ['id']);
         assert.ok(doc.components.schemas[Name]?.required, `${Name} requires the system fields`);
       }
+    });
+
+    it('documents each tunnelled form as an operation of its own, its header required', () => {
+      const components = doc.components.parameters;
+      for (const resource of DEFAULT_RESOURCES) {
+        const Name = capitalized(resource.singular);
+        const tunnel = doc.paths[`/${resource.singular}/{id}/`]?.post;
+        assert.equal(tunnel?.operationId, `tunnel${Name}`);
+        const header = tunnel?.parameters?.find((p) => p.$ref?.includes('HttpXHttpMethodFor'))?.$ref;
+        assert.equal(header, '#/components/parameters/HttpXHttpMethodForGetPutPatchDelete');
+        const required = components.HttpXHttpMethodForGetPutPatchDelete;
+        assert.deepEqual(
+          [required?.name, required?.required, required?.schema.enum],
+          ['HTTP-X-HTTP-METHOD', true, ['GET', 'PUT', 'PATCH', 'DELETE']],
+        );
+        // The aliases stay optional beside it; the optional first name is not listed twice.
+        const refs = tunnel?.parameters?.map((p) => p.$ref).filter(Boolean);
+        assert.deepEqual(refs, [
+          header,
+          '#/components/parameters/XHttpMethod',
+          '#/components/parameters/XHttpMethodOverride',
+        ]);
+        // The answers of each method it carries, the body of those that take one.
+        assert.deepEqual(Object.keys(tunnel?.responses ?? {}).sort(), [
+          ...['200', '204', '304', '400', '404', '405', '412', '413', '415', '429', '500', '503'],
+        ]);
+        assert.equal(
+          tunnel?.responses['200']?.content?.['application/json']?.schema.$ref,
+          `#/components/schemas/${Name}`,
+        );
+        assert.equal(tunnel?.requestBody?.required, false);
+        assert.deepEqual(Object.keys(tunnel?.requestBody?.content ?? {}), [
+          'application/json',
+          'application/*+json',
+          'application/merge-patch+json',
+        ]);
+        const names = (tunnel?.parameters ?? []).filter((p) => !p.$ref).map((p) => `${p.in} ${p.name}`);
+        for (const name of ['path id', 'query expand', 'header If-None-Match', 'header If-Match', 'header Prefer']) {
+          assert.ok(names.includes(name), name);
+        }
+        // GET carrying POST creates: the create path's GET form, which requires the header.
+        const createByGet = doc.paths[`/${resource.singular}/`]?.get;
+        assert.equal(createByGet?.operationId, `create${Name}Tunnelled`);
+        assert.ok(createByGet?.parameters?.some((p) => p.$ref === '#/components/parameters/HttpXHttpMethodForPost'));
+        assert.deepEqual(components.HttpXHttpMethodForPost?.schema.enum, ['POST']);
+        assert.ok(createByGet?.responses['201']);
+        const listByPost = doc.paths[`/${resource.plural}/`]?.post;
+        assert.ok(listByPost?.parameters?.some((p) => p.$ref === '#/components/parameters/HttpXHttpMethodForGet'));
+        assert.ok(listByPost?.parameters?.some((p) => p.name === 'limit' && p.required === false));
+      }
+      assert.match(doc.info.description, /tunnel the other methods/);
+    });
+
+    it('documents the known fields of each collection as deepObject filters', () => {
+      const fields: Record<string, string[]> = {
+        users: ['id', 'createdAt', 'updatedAt', 'email'],
+        products: ['id', 'createdAt', 'updatedAt', 'sku', 'price'],
+      };
+      for (const [plural, expected] of Object.entries(fields)) {
+        for (const path of [`/${plural}/`, `/${plural}/events/`]) {
+          const filters = (doc.paths[path]?.get?.parameters ?? []).filter((p) => p.style === 'deepObject');
+          assert.deepEqual(
+            filters.map((p) => p.name),
+            expected,
+            path,
+          );
+          for (const filter of filters) {
+            assert.deepEqual([filter.in, filter.explode, filter.required], ['query', true, false]);
+            assert.equal(filter.schema?.$ref, '#/components/schemas/FieldFilter');
+          }
+        }
+      }
+      const filter = doc.components.schemas.FieldFilter as { anyOf: { properties?: Record<string, unknown> }[] };
+      assert.deepEqual(Object.keys(filter.anyOf[1]?.properties ?? {}), [
+        ...['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'],
+      ]);
     });
 
     it('documents 429 wherever the rate limit (on by default) counts, and no 401 or 403 without keys', () => {
       assertGuards(doc, { keys: false, rateLimit: true });
     });
 
-    it('describes what the server really answers', async () => {
-      const check = conformance(doc);
-      const item = doc.paths['/user/{id}/'];
+    it('describes what the server really answers, tunnelled forms and filters included', async () => {
       const made = await create(app, 'user', { name: 'Ada', nested: { a: [1] } });
-      check(
-        await app.inject({ method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: { x: 1 } }),
-        doc.paths['/user/']?.post,
-        'create',
-      );
-      check(await app.inject({ url: '/users/?limit=1' }), doc.paths['/users/']?.get, 'list');
-      check(await app.inject({ url: '/users/?limit=0' }), doc.paths['/users/']?.get, 'bad list');
-      check(await app.inject({ url: `/user/${made.id}/` }), item?.get, 'read');
-      check(await app.inject({ url: '/user/999999/' }), item?.get, 'read missing');
-      check(
-        await app.inject({ url: `/user/${made.id}/`, headers: { 'if-none-match': `"${made.id}-1"` } }),
-        item?.get,
-        'not modified',
-      );
-      check(
-        await app.inject({ method: 'PUT', url: `/user/${made.id}/`, headers: JSON_HEADERS, payload: '[1]' }),
-        item?.put,
-        'bad body',
-      );
-      check(
-        await app.inject({
-          method: 'POST',
-          url: `/user/${made.id}/`,
-          headers: { ...JSON_HEADERS, 'HTTP-X-HTTP-METHOD': 'PUT' },
-          payload: { b: 2 },
-        }),
-        item?.put,
-        'tunnelled modify',
-      );
-      check(
-        await app.inject({ method: 'DELETE', url: `/user/${made.id}/`, headers: { prefer: 'return=minimal' } }),
-        item?.delete,
-        'delete',
-      );
-      check(await app.inject({ url: '/healthz' }), doc.paths['/healthz']?.get, 'health');
-      check(await app.inject({ url: '/readyz' }), doc.paths['/readyz']?.get, 'ready');
-      check(await app.inject({ url: '/problems/not-found' }), doc.paths['/problems/{kind}']?.get, 'problem type');
-      check(await app.inject({ url: '/' }), doc.paths['/']?.get, 'index');
+      const send = (options: InjectOptions) => app.inject(options);
+      const item = `/user/${made.id}/`;
+      await send({ method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: { x: 1 } });
+      await send({ url: '/users/?limit=1' });
+      await send({ url: '/users/?limit=0' });
+      await send({ url: '/products/?price[gte]=1&price[lt]=100&sku=TEA-1' });
+      await send({ url: '/users/?fields=name&email[startsWith]=a' });
+      await send({ url: item });
+      await send({ url: '/user/999999/' });
+      await send({ url: item, headers: { 'if-none-match': `"${made.id}-1"` } });
+      await send({ method: 'PUT', url: item, headers: JSON_HEADERS, payload: '[1]' });
+      const tunnelled = { ...JSON_HEADERS, 'HTTP-X-HTTP-METHOD': 'PUT' };
+      await send({ method: 'POST', url: item, headers: tunnelled, payload: { b: 2 } });
+      await send({ method: 'POST', url: item, headers: { 'X-HTTP-Method-Override': 'get' } });
+      await send({
+        method: 'GET',
+        url: item,
+        headers: { ...JSON_HEADERS, 'X-HTTP-Method': 'PATCH' },
+        payload: { c: 3 },
+      });
+      await send({ method: 'POST', url: '/users/', headers: { 'HTTP-X-HTTP-METHOD': 'GET' } });
+      await send({
+        method: 'GET',
+        url: '/user/',
+        headers: { ...JSON_HEADERS, 'HTTP-X-HTTP-METHOD': 'POST' },
+        payload: {},
+      });
+      await send({ method: 'POST', url: '/user/', headers: { 'HTTP-X-HTTP-METHOD': 'GET' } });
+      await send({ method: 'DELETE', url: item, headers: { prefer: 'return=minimal' } });
+      await send({ method: 'POST', url: item, headers: { 'HTTP-X-HTTP-METHOD': 'DELETE' } });
+      await send({ url: '/healthz' });
+      await send({ url: '/readyz' });
+      await send({ url: '/problems/not-found' });
+      await send({ url: '/' });
+      const matched = checked.contract?.matched ?? [];
+      for (const exchange of [
+        'createUser 201',
+        'listUsers 200',
+        'listUsers 400',
+        'listProducts 200',
+        'readUser 200',
+        'readUser 404',
+        'readUser 304',
+        'modifyUser 400',
+        'tunnelUser 200',
+        'listUsersTunnelled 200',
+        'createUserTunnelled 201',
+        'deleteUser 204',
+        'tunnelUser 404',
+        'getLiveness 200',
+        'getReadiness 200',
+        'getProblemType 200',
+        'getIndex 200',
+      ]) {
+        assert.ok(matched.includes(exchange), `${exchange} was checked`);
+      }
+      assert.deepEqual(checked.contract?.violations, []);
     });
 
     it('is served as YAML too, the same document', async () => {
-      const response = await app.inject({ url: '/openapi.yaml' });
+      const response = await app.inject({ url: '/openapi.yaml', headers: HOST });
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/yaml; charset=utf-8');
       assert.deepEqual(parseYaml(response.body), doc);
@@ -265,6 +401,8 @@ for (const kind of STORE_KINDS) {
       const init = await app.inject({ url: '/docs/static/swagger-initializer.js' });
       assert.match(init.body, /validatorUrl: null/);
     });
+
+    itKeptTheDocument(checked);
   });
 }
 
@@ -272,28 +410,34 @@ for (const kind of STORE_KINDS) {
   describe(`the OpenAPI document with API keys and a small request budget (${kind.name})`, () => {
     const ctx = useDocument(kind, withKeys({ rateLimitMax: 5 }));
 
-    it('is still a valid document, with 401 and 429 on guarded operations, and 403 on writes', async () => {
+    it('is still a valid document, with 401 and 429 on guarded operations, and 403 where a write can come', async () => {
       const result = await new Validator().validate(structuredClone(ctx.doc) as unknown as Record<string, unknown>);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
       assertGuards(ctx.doc, { keys: true, rateLimit: true });
     });
 
     it('describes the refusals the server really sends, headers included', async () => {
-      const { app, doc } = ctx;
-      const check = conformance(doc);
-      const item = doc.paths['/user/{id}/'];
-      check(await injectAs(app, 'none', { url: '/users/' }), doc.paths['/users/']?.get, 'no key');
-      check(await injectAs(app, 'unknown', { url: '/metrics' }), doc.paths['/metrics']?.get, 'unknown key');
+      const { app } = ctx;
+      assert.equal((await injectAs(app, 'none', { url: '/users/' })).statusCode, 401);
+      assert.equal((await injectAs(app, 'unknown', { url: '/metrics' })).statusCode, 401);
       const write = { method: 'POST', url: '/user/', headers: JSON_HEADERS, payload: { a: 1 } } as const;
-      check(await injectAs(app, 'read', write), doc.paths['/user/']?.post, 'read key writes');
+      assert.equal((await injectAs(app, 'read', write)).statusCode, 403);
       const tunnelled = { method: 'POST', url: '/user/1/', headers: { 'x-http-method': 'DELETE' } } as const;
-      check(await injectAs(app, 'read', tunnelled), item?.delete, 'read key deletes, tunnelled');
+      assert.equal((await injectAs(app, 'read', tunnelled)).statusCode, 403);
+      const byGet = { url: '/user/1/', headers: { 'x-http-method': 'DELETE' } } as const;
+      assert.equal((await injectAs(app, 'read', byGet)).statusCode, 403);
       // The write key's budget is 5 requests a window: the sixth read is over it.
       const reads = [];
       for (let i = 0; i < 6; i++) reads.push(await injectAs(app, 'write', { url: '/user/1/' }));
-      for (const read of reads) check(read, item?.get, `read ${reads.indexOf(read) + 1} of 6`);
       assert.equal(reads.at(-1)?.statusCode, 429);
+      const matched = ctx.contract?.matched ?? [];
+      for (const exchange of ['listUsers 401', 'getMetrics 401', 'createUser 403', 'tunnelUser 403', 'readUser 403']) {
+        assert.ok(matched.includes(exchange), exchange);
+      }
+      assert.ok(matched.includes('readUser 429'));
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`the OpenAPI document with the rate limit off (${kind.name})`, () => {
@@ -308,28 +452,74 @@ for (const kind of STORE_KINDS) {
   });
 }
 
-/** An app on a fresh database of `kind` (see useApp), and its OpenAPI document, read once. */
+describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
+  const post = useDocument(sqliteKind, { methodOverride: new Set(['POST']) });
+  const off = useDocument(sqliteKind, { methodOverride: new Set() });
+
+  it('post: the POST forms, no GET form, and GET operations that only read', () => {
+    const { doc } = post;
+    for (const resource of DEFAULT_RESOURCES) {
+      assert.equal(
+        doc.paths[`/${resource.singular}/{id}/`]?.post?.operationId,
+        `tunnel${capitalized(resource.singular)}`,
+      );
+      assert.ok(doc.paths[`/${resource.plural}/`]?.post);
+      assert.equal(doc.paths[`/${resource.singular}/`]?.get, undefined, 'no create through GET');
+      const read = doc.paths[`/${resource.singular}/{id}/`]?.get;
+      assert.deepEqual(Object.keys(read?.responses ?? {}), ['200', '304', '400', '404', '405', '429', '500', '503']);
+      assert.equal(read?.requestBody, undefined);
+    }
+    assert.match(doc.info.description, /only send POST tunnel/);
+  });
+
+  it('off: no tunnelled form at all', () => {
+    const { doc } = off;
+    for (const resource of DEFAULT_RESOURCES) {
+      assert.equal(doc.paths[`/${resource.singular}/{id}/`]?.post, undefined);
+      assert.equal(doc.paths[`/${resource.plural}/`]?.post, undefined);
+      assert.equal(doc.paths[`/${resource.singular}/`]?.get, undefined);
+    }
+    assert.doesNotMatch(doc.info.description, /tunnel/);
+    assert.ok(!Object.keys(doc.components.parameters).some((name) => name.includes('For')));
+  });
+
+  it('post: the server answers as the document says, and refuses what it leaves out', async () => {
+    const { app } = post;
+    const made = await create(app, 'user', { a: 1 });
+    const headers = { 'HTTP-X-HTTP-METHOD': 'DELETE' };
+    assert.equal((await app.inject({ method: 'POST', url: `/user/${made.id}/`, headers })).statusCode, 200);
+    assert.equal((await app.inject({ url: `/user/${made.id}/`, headers })).statusCode, 400);
+    assert.ok(post.contract?.matched.includes('tunnelUser 200'));
+  });
+
+  itKeptTheDocument(post);
+  itKeptTheDocument(off);
+});
+
+/** An app on a fresh database of `kind`, checked against its OpenAPI document, which is read once. */
 function useDocument(kind: TestStoreKind, overrides: Partial<Config>): TestContext & { doc: OpenApiDocument } {
-  const ctx = useApp(kind, overrides) as TestContext & { doc: OpenApiDocument };
+  const ctx = useApp(kind, overrides, { contract: true }) as TestContext & { doc: OpenApiDocument };
   before(async () => {
-    ctx.doc = body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json' }));
+    ctx.doc = body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json', headers: HOST }));
   });
   return ctx;
 }
 
 /**
  * Checks that every operation documents exactly the refusals of the guards in front of it:
- * 401 with keys, but for the public paths; 403 where a write key is needed; 429 where the
- * rate limit counts. Each is a problem with the headers a client needs.
+ * 401 with keys, but for the public paths; 403 where a write key is needed (any operation
+ * that can carry a write: a GET too, when its header may name one); 429 where the rate
+ * limit counts. Each is a problem with the headers a client needs.
  */
 function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit: boolean }) {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS.filter((m) => item[m])) {
-      const responses = item[method]?.responses ?? {};
+      const operation = item[method] as Operation;
+      const responses = operation.responses;
       const guarded = settings.keys && !PUBLIC_PATHS.includes(path);
       const expected = {
         '401': guarded,
-        '403': guarded && method !== 'get',
+        '403': guarded && carriesWrite(doc, path, method, operation),
         '429': settings.rateLimit && !PROBE_PATHS.includes(path),
       };
       for (const [status, documented] of Object.entries(expected)) {
@@ -343,6 +533,22 @@ function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit
     }
   }
 }
+
+/** Whether an operation can be a write: by its method, or by what its override header may name. */
+function carriesWrite(doc: OpenApiDocument, path: string, method: string, operation: Operation): boolean {
+  const carried = tunnelHeader(operation);
+  if (carried) return doc.components.parameters[carried]?.schema.enum?.join() !== 'GET';
+  // A GET that its header may turn into the writes sent directly on its path (GET may carry it by default).
+  const direct = METHODS.filter((m) => doc.paths[path]?.[m] && !tunnelHeader(doc.paths[path]?.[m] as Operation));
+  return method !== 'get' || direct.some((m) => m !== 'get');
+}
+
+/** The component of the required override header of a tunnelled form; none for an operation sent directly. */
+const tunnelHeader = (operation: Operation) =>
+  operation.parameters
+    ?.find((p) => p.$ref?.includes('HttpXHttpMethodFor'))
+    ?.$ref?.split('/')
+    .pop();
 
 describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
   const ctx = useDocument(sqliteKind, { schemas: 'schemas/store' });
@@ -366,17 +572,65 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
     assert.ok(create?.responses['422'], 'a schema violation is documented');
     assert.ok(create?.responses['409'], 'a unique conflict is documented');
     assert.ok(doc.paths['/user/{id}/']?.put?.responses['422']);
+    // The declared fields filter too.
+    const filters = doc.paths['/products/']?.get?.parameters?.filter((p) => p.style === 'deepObject');
+    for (const name of ['id', 'name', 'price', 'sku'])
+      assert.ok(
+        filters?.some((p) => p.name === name),
+        name,
+      );
   });
 
   it('describes what the server really answers', async () => {
-    const { app, doc } = ctx;
-    const check = conformance(doc);
-    const create = doc.paths['/user/']?.post;
+    const { app } = ctx;
     const post = (payload: object) => app.inject({ method: 'POST', url: '/user/', headers: JSON_HEADERS, payload });
-    check(await post({ name: 'Ada', email: 'ada@example.com' }), create, 'valid create');
-    check(await post({ name: 'Ada', email: 'not an address' }), create, 'schema violation');
-    check(await post({ name: 'Ada again', email: 'ADA@example.com' }), create, 'unique conflict');
-    check(await app.inject({ url: '/users/' }), doc.paths['/users/']?.get, 'list');
+    assert.equal((await post({ name: 'Ada', email: 'ada@example.com' })).statusCode, 201);
+    assert.equal((await post({ name: 'Ada', email: 'not an address' })).statusCode, 422);
+    assert.equal((await post({ name: 'Ada again', email: 'ADA@example.com' })).statusCode, 409);
+    assert.equal((await app.inject({ url: '/users/?fields=name' })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/products/?price[gte]=1.5' })).statusCode, 200);
+    for (const exchange of [
+      'createUser 201',
+      'createUser 422',
+      'createUser 409',
+      'listUsers 200',
+      'listProducts 200',
+    ]) {
+      assert.ok(ctx.contract?.matched.includes(exchange), exchange);
+    }
+  });
+
+  itKeptTheDocument(ctx);
+});
+
+describe('the contract checker', () => {
+  it('finds an answer that breaks the document, and a request accepted that the document refuses', async () => {
+    const app = await buildApp({
+      config: defaultConfig({ databaseUrl: 'sqlite::memory:', maxEventLoopDelay: 0 }),
+      logStream: false,
+    });
+    try {
+      // Before the checker's own hook, so that it sees what this one makes of the answer.
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (request.headers['x-break'] === 'status') reply.code(200);
+        return request.headers['x-break'] === 'body' ? '{"id":"seven"}' : payload;
+      });
+      const contract = checkAgainstDocument(app);
+      await app.ready();
+      await contract.load();
+      const made = await create(app, 'user', { a: 1 });
+      await app.inject({ url: `/user/${made.id}/`, headers: { 'x-break': 'body' } });
+      await app.inject({ url: '/users/?limit=0', headers: { 'x-break': 'status' } });
+      await app.inject({ url: '/users/?email[near]=a', headers: { 'x-break': 'status' } });
+      await app.inject({ method: 'PUT', url: '/users/', headers: { 'x-break': 'status' } });
+      assert.equal(contract.violations.length, 4, contract.violations.join('\n'));
+      assert.match(contract.violations[0] ?? '', /readUser.*\/id must be integer/);
+      assert.match(contract.violations[1] ?? '', /accepted a request the document refuses: query limit/);
+      assert.match(contract.violations[2] ?? '', /accepted a request the document refuses: query email/);
+      assert.match(contract.violations[3] ?? '', /the document has no such operation/);
+    } finally {
+      await app.close();
+    }
   });
 });
 
@@ -387,31 +641,4 @@ interface JsonSchemaLike {
   multipleOf?: number;
   anyOf?: JsonSchemaLike[];
   properties?: Record<string, JsonSchemaLike>;
-}
-
-/**
- * Checks that a response is one `operation` documents: its status, and its body against
- * the documented schema (validated with Ajv's 2020-12 dialect, that of OpenAPI 3.1).
- */
-function conformance(doc: OpenApiDocument) {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  return (response: LightMyRequestResponse, operation: Operation | undefined, what: string) => {
-    const documented = operation?.responses[String(response.statusCode)];
-    assert.ok(documented, `${what}: status ${response.statusCode} is documented`);
-    if (response.statusCode >= 400) {
-      for (const name of Object.keys(documented.headers ?? {})) {
-        assert.ok(response.headers[name.toLowerCase()] !== undefined, `${what}: ${name} is sent`);
-      }
-    }
-    const type = String(response.headers['content-type']).split(';')[0] as string;
-    const schema = documented.content?.[type]?.schema;
-    if (!schema) {
-      assert.equal(response.body, '', `${what}: an undocumented body`);
-      return;
-    }
-    // The components ride along, so that `#/components/schemas/…` resolves in the same root.
-    const validate = ajv.compile({ ...schema, components: doc.components });
-    assert.ok(validate(JSON.parse(response.body)), `${what}: ${JSON.stringify(validate.errors)} ${response.body}`);
-  };
 }

@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { CONTRACT_COLLECTIONS } from './helpers/contract-collections.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
   for (const { plural, singular, settings } of CONTRACT_COLLECTIONS) {
     describe(`paths of ${plural} (${kind.name})`, () => {
-      const ctx = useApp(kind, settings);
+      const ctx = useApp(kind, settings, { contract: true });
 
       it('serves the canonical paths', async () => {
         const made = await create(ctx.app, singular, { name: 'canonical' });
@@ -106,11 +107,13 @@ for (const kind of STORE_KINDS) {
         );
         problem(await ctx.app.inject({ method: 'DELETE', url: `/${singular}/987654/` }), 404);
       });
+
+      itKeptTheDocument(ctx);
     });
   }
 
   describe(`unknown paths (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
     it('answers 404 problem for anything that is not a known path', async () => {
       for (const url of ['/nope', '/users/1/extra', '/userz/', '/user/1/2/', '//users/', '/USERS/', '/problems/zzz']) {
         const response = await ctx.app.inject({ url });
@@ -118,5 +121,7 @@ for (const kind of STORE_KINDS) {
         assert.equal(parsed.instance, url.split('?')[0]);
       }
     });
+
+    itKeptTheDocument(ctx);
   });
 }

@@ -1,12 +1,15 @@
 /**
- * The README's curl examples, run as written by the real curl against a fresh server of each
- * store (only the address changed to the test's port): a newcomer's first minutes must work,
- * and this keeps the text and the service in step. (A `[` in a URL, say, needs curl's `-g`.)
+ * The documents' curl examples, run as written by the real curl against a fresh server of
+ * each store (only the address changed to the test's port): a newcomer's first minutes must
+ * work, and this keeps the text and the service in step. (A `[` in a URL, say, needs curl's
+ * `-g`.) Also: every relative link in the documents leads to a file, and to a heading there.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
@@ -15,11 +18,27 @@ import { STORE_KINDS } from './helpers/stores.js';
 
 const run = promisify(execFile);
 
-/** The `curl` command lines of the first `sh` block under the README heading `heading`. */
-function curlLines(heading: string): string[] {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf(`# ${heading}\n`));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The documents a reader gets: their relative links must resolve. */
+const DOCUMENTS = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'SECURITY.md',
+  'bench/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+const read = (document: string) => readFileSync(join(ROOT, document), 'utf8');
+
+/** The `curl` command lines of the first `sh` block under the heading `heading` of `document`. */
+function curlLines(document: string, heading: string): string[] {
+  const text = read(document);
+  const at = text.indexOf(`# ${heading}\n`);
+  assert.ok(at >= 0, `${document} has a heading "${heading}"`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(at))?.[1] ?? '';
   return block
     .replace(/\\\n\s*/g, ' ')
     .split('\n')
@@ -34,7 +53,7 @@ async function curl(line: string, origin: string): Promise<{ status: number; out
 }
 
 for (const kind of STORE_KINDS) {
-  describe(`the README's curl examples (${kind.name})`, () => {
+  describe(`the curl examples of README.md and docs/api.md (${kind.name})`, () => {
     const ctx = useApp(kind);
     let origin = '';
     before(async () => {
@@ -42,14 +61,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it('the walk-through succeeds step by step on a fresh database, the override steps included', async () => {
-      const lines = curlLines('A walk through with curl');
+      const lines = curlLines('README.md', 'A walk through with curl');
       assert.ok(lines.length >= 8, `found ${lines.length} curl commands`);
       assert.ok(lines.some((line) => line.includes('HTTP-X-HTTP-METHOD')));
       for (const line of lines) {
         const { status } = await curl(line, origin);
         assert.ok(status >= 200 && status < 300, `${line}\n  answered ${status}`);
       }
-      // The last steps tunnelled a PUT and a DELETE: the product is gone, as the README says.
+      // The last steps tunnelled a PUT and a DELETE: the product is gone, as the walk-through says.
       const last = /localhost:3000(\S+)/.exec(lines[lines.length - 1] ?? '')?.[1] ?? '';
       assert.equal((await ctx.app.inject({ url: last })).statusCode, 404);
     });
@@ -62,7 +81,7 @@ for (const kind of STORE_KINDS) {
       });
       try {
         const at = (await shop.listen({ host: '127.0.0.1', port: 0 })).replace('http://', '');
-        const lines = curlLines('A shop: orders that name users and products');
+        const lines = curlLines('README.md', 'A shop: orders that name users and products');
         assert.ok(lines.length >= 5, `found ${lines.length} curl commands`);
         for (const line of lines) {
           const { status } = await curl(line, at);
@@ -82,7 +101,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('the list examples answer 200 as written', async () => {
-      const lines = curlLines('Collections: pages, order, filters');
+      const lines = curlLines('docs/api.md', 'Pages, order and filters');
       assert.ok(lines.length >= 3, `found ${lines.length} curl commands`);
       for (const line of lines) {
         const { status } = await curl(line, origin);
@@ -91,3 +110,83 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+/** A document's text without its fenced code blocks, where no line is a heading. */
+function withoutFences(text: string): string {
+  return text.replace(/^ *```[\s\S]*?^ *```/gm, '');
+}
+
+/** A document's text without its code, fenced or inline, where nothing is a link. */
+function prose(text: string): string {
+  return withoutFences(text).replace(/`[^`\n]*`/g, '');
+}
+
+/** The anchors of a document's headings, as GitHub makes them (github-slugger). */
+function anchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const slugs = new Set<string>();
+  for (const [, heading = ''] of withoutFences(text).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const base = heading
+      .replaceAll('`', '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replaceAll(' ', '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    slugs.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return slugs;
+}
+
+/** The relative link targets of a document: Markdown links and images, and HTML `src`. */
+function links(text: string): string[] {
+  const body = prose(text);
+  const targets = [
+    ...[...body.matchAll(/\]\(([^)\s]+)(?: +"[^"]*")?\)/g)].map((m) => m[1] ?? ''),
+    ...[...body.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) => m[1] ?? ''),
+  ];
+  return targets.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+}
+
+describe('the documents', () => {
+  it('link only to files that exist, and to headings those files have', () => {
+    const broken: string[] = [];
+    for (const document of DOCUMENTS) {
+      for (const target of links(read(document))) {
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? join(ROOT, document) : join(ROOT, dirname(document), decodeURI(path));
+        if (!existsSync(file)) {
+          broken.push(`${document}: ${target} (no such file)`);
+        } else if (anchor !== undefined && !anchors(readFileSync(file, 'utf8')).has(anchor)) {
+          broken.push(`${document}: ${target} (no such heading in ${relative(ROOT, file)})`);
+        }
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
+  it('finds the links and headings there are (the checker itself)', () => {
+    const text =
+      '# A `b`: C, d\n## A b: c, d\n```sh\n# not a heading [x](nowhere.md)\n```\n[y](y.md#z) `[w](w.md)` <img src="i.png">';
+    assert.deepEqual([...anchors(text)], ['a-b-c-d', 'a-b-c-d-1']);
+    assert.deepEqual(links(text), ['y.md#z', 'i.png']);
+    assert.ok(anchors(read('docs/api.md')).has('change-feeds'));
+    assert.ok(links(read('README.md')).includes('docs/api.md'));
+  });
+
+  it('pass -g to curl wherever a URL holds brackets, which curl would read as a range', () => {
+    for (const document of DOCUMENTS) {
+      for (const [, block = ''] of read(document).matchAll(/```sh\n([\s\S]*?)```/g)) {
+        for (const line of block.replace(/\\\n\s*/g, ' ').split('\n')) {
+          const urls = line.match(/(?:https?:\/\/|localhost:|127\.0\.0\.1:)[^'"\s]*/g) ?? [];
+          if (!/^\s*curl\s/.test(line) || !urls.some((url) => /[[\]{}]/.test(url))) continue;
+          const options = line.split(/\s+/).filter((word) => word.startsWith('-'));
+          assert.ok(
+            options.some((option) => option === '--globoff' || /^-[a-zA-Z]*g[a-zA-Z]*$/.test(option)),
+            `${document}: ${line}`,
+          );
+        }
+      }
+    }
+  });
+});

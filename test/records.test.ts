@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { CONTRACT_COLLECTIONS } from './helpers/contract-collections.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -12,7 +13,7 @@ const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 for (const kind of STORE_KINDS) {
   for (const { plural, singular, settings } of CONTRACT_COLLECTIONS) {
     describe(`records of ${plural} (${kind.name})`, () => {
-      const ctx = useApp(kind, settings);
+      const ctx = useApp(kind, settings, { contract: true });
       const post = (payload: unknown, headers: Record<string, string> = JSON_HEADERS) =>
         ctx.app.inject({
           method: 'POST',
@@ -323,6 +324,8 @@ for (const kind of STORE_KINDS) {
         }
         assert.deepEqual(body(await ctx.app.inject({ url: `/${singular}/${made.id}/` })), made);
       });
+
+      itKeptTheDocument(ctx);
     });
   }
 }

@@ -18,6 +18,7 @@ import { buildApp } from '../src/http/app.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import type { Collection, Store } from '../src/store/store.js';
 import { body, create, JSON_HEADERS, problem } from './helpers/app.js';
+import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const STORE_SCHEMAS = join(import.meta.dirname, '..', 'schemas', 'store');
@@ -52,6 +53,7 @@ for (const kind of STORE_KINDS) {
     /** Calls of each collection's reads, by method and collection, since `calls.clear()`. */
     const calls = new Map<string, number>();
     const schemas = schemaFolder();
+    const checked: { contract?: ContractRecorder } = {};
 
     before(async () => {
       db = await kind.create();
@@ -65,7 +67,9 @@ for (const kind of STORE_KINDS) {
       // The real store, its reads counted: expand must not read once per record.
       store = { ...opened, collection: (name) => counted(name, opened.collection(name)) };
       app = await buildApp({ config, store, logStream: false });
+      checked.contract = checkAgainstDocument(app);
       await app.ready();
+      await checked.contract.load();
     });
     after(async () => {
       await app?.close();
@@ -259,6 +263,8 @@ for (const kind of STORE_KINDS) {
         if (!exists) assert.equal(orders.length, 0, `user ${u.id} was deleted under an order`);
       }
     });
+
+    itKeptTheDocument(checked);
   });
 
   describe(`references declared or dropped later (${kind.name})`, () => {

@@ -18,6 +18,7 @@ import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { runCommand } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -38,7 +39,7 @@ const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url)
 
 for (const kind of STORE_KINDS) {
   describe(`the example store schema (${kind.name})`, () => {
-    const ctx = useApp(kind, { schemas: STORE_SCHEMAS });
+    const ctx = useApp(kind, { schemas: STORE_SCHEMAS }, { contract: true });
     const post = (singular: string, payload: unknown, headers: Record<string, string> = {}) =>
       ctx.app.inject({
         method: 'POST',
@@ -141,12 +142,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(retried.statusCode, 201);
       assert.equal(retried.headers['idempotent-replayed'], undefined);
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`a unique field inside an object (${kind.name})`, () => {
     const schemas = mkdtempSync(join(tmpdir(), 'restock-schemas-'));
     writeFileSync(join(schemas, 'products.schema.json'), '{"type": "object", "x-unique": ["meta.code"]}');
-    const ctx = useApp(kind, { schemas });
+    const ctx = useApp(kind, { schemas }, { contract: true });
 
     it('answers 409 naming the field by its pointer', async () => {
       await create(ctx.app, 'product', { name: 'a', meta: { code: 'M-1' } });
@@ -162,10 +165,12 @@ for (const kind of STORE_KINDS) {
       await create(ctx.app, 'product', { name: 'c', meta: { code: 'M-2' } });
       await create(ctx.app, 'product', { name: 'd', code: 'M-1' });
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`a unique index the operator made by hand (${kind.name})`, () => {
-    const ctx = useApp(kind);
+    const ctx = useApp(kind, {}, { contract: true });
 
     it('answers 409 without naming a field it cannot trace, never 500', async () => {
       // An index restock did not make and whose expression it does not read.
@@ -186,6 +191,8 @@ for (const kind of STORE_KINDS) {
       assert.equal(taken.errors, undefined, 'no pointer to a field it cannot name');
       assert.equal(taken.detail, 'Another record already has a value that must be unique.');
     });
+
+    itKeptTheDocument(ctx);
   });
 
   describe(`turning a schema on over existing data (${kind.name})`, () => {

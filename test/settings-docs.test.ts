@@ -1,4 +1,4 @@
-/** The settings as the README and --help show them, both written from their declaration. */
+/** The settings as docs/configuration.md and --help show them, both written from their declaration. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -17,10 +17,10 @@ function settingsRows(help: string): string[] {
 /** The flags a help text's table of settings lists. */
 const flagsIn = (help: string) => settingsRows(help).flatMap((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1] ?? []);
 
-describe('the settings in the README and in --help', () => {
-  it("keeps the README's table as the declaration writes it (npm run docs:settings)", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    assert.equal(readme, withSettingsTable(readme), 'run npm run docs:settings');
+describe('the settings in docs/configuration.md and in --help', () => {
+  it("keeps docs/configuration.md's table as the declaration writes it (npm run docs:settings)", () => {
+    const document = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    assert.equal(document, withSettingsTable(document), 'run npm run docs:settings');
     assert.throws(() => withSettingsTable('# no markers here\n'), /lacks the markers/);
   });
 

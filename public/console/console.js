@@ -4,6 +4,8 @@
  * must. Plain DOM, no framework; record values are only ever set as text, never as HTML.
  */
 
+import { createSchemaForm, loadRecordSchemas } from './schema-form.js';
+
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
 /** The methods the switch sends through POST. */
 const TUNNELLED = new Set(['PUT', 'PATCH', 'DELETE']);
@@ -42,6 +44,17 @@ const ui = {
   busy: $('busy'),
   live: $('live'),
 };
+
+/** The editor's form, for a collection with a JSON Schema; the textarea stays for the rest. */
+const schemaForm = createSchemaForm({
+  form: ui.form,
+  textarea: ui.json,
+  format: ui.format,
+  onProblem: (problem) => {
+    clearErrors();
+    showErrors(problem);
+  },
+});
 
 const state = {
   /** The collections the server's index lists: { name, description, list, create, item, singular }. */
@@ -192,6 +205,10 @@ async function start() {
   }
   window.addEventListener('hashchange', selectFromHash);
   selectFromHash();
+  // The collections' schemas, for the editor's form: from the OpenAPI document, once.
+  const schemas = await loadRecordSchemas((path) => call('GET', path), index.data.openapi, state.collections);
+  for (const collection of state.collections) collection.schema = schemas.get(collection.name);
+  if (state.current) schemaForm.show(state.current);
 }
 
 /** `#orders` opens a collection; `#users/7` opens it with record 7 in the editor (a reference's link). */
@@ -225,8 +242,11 @@ function showCollection(collection) {
 /**
  * Follows the collection's change feed (through fetch, which sends the API key, unlike
  * EventSource): a change by any client reloads the page on screen, at most twice a second.
+ * A broken connection is resumed after the last event seen (Last-Event-ID), so a change
+ * made meanwhile still shows; a `reset` (the log no longer holds what was missed) reloads
+ * and says so beside the indicator.
  */
-function follow(collection) {
+function follow(collection, lastId) {
   state.follow?.abort();
   const controller = new AbortController();
   state.follow = controller;
@@ -234,6 +254,8 @@ function follow(collection) {
   const headers = { accept: 'text/event-stream' };
   const key = ui.apiKey.value.trim();
   if (key) headers.authorization = `Bearer ${key}`;
+  if (lastId !== undefined) headers['last-event-id'] = lastId;
+  else Object.assign(ui.live, { textContent: '● live', title: 'Changes from any client show here as they happen' });
   (async () => {
     try {
       const response = await fetch(collection.events, { headers, signal: controller.signal, cache: 'no-store' });
@@ -241,20 +263,35 @@ function follow(collection) {
       ui.live.hidden = false;
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
+      let buffered = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        if (/^data: /m.test(decoder.decode(value, { stream: true }))) scheduleReload();
+        const events = (buffered + decoder.decode(value, { stream: true })).split('\n\n');
+        buffered = events.pop() ?? '';
+        for (const event of events) {
+          lastId = /^id: (\d+)$/m.exec(event)?.[1] ?? lastId;
+          const type = /^event: (\w+)$/m.exec(event)?.[1];
+          if (type === 'reset') showReset();
+          if (type) scheduleReload();
+        }
       }
     } catch {
       // Aborted, or the connection broke: tried again below unless another collection took over.
     } finally {
       if (state.follow === controller) {
         ui.live.hidden = true;
-        if (!controller.signal.aborted) setTimeout(() => state.follow === controller && follow(collection), 2000);
+        if (!controller.signal.aborted)
+          setTimeout(() => state.follow === controller && follow(collection, lastId), 2000);
       }
     }
   })();
+}
+
+function showReset() {
+  const at = new Date().toLocaleTimeString();
+  ui.live.textContent = `● live · reloaded ${at}`;
+  ui.live.title = `At ${at} the server no longer held every change since this page last heard from it, so the list was reloaded whole.`;
 }
 
 function scheduleReload() {
@@ -433,6 +470,7 @@ function startNewRecord() {
   state.record = undefined;
   ui.editorTitle.textContent = `New ${state.current.singular}`;
   ui.json.value = '{\n  \n}';
+  schemaForm.show(state.current);
   ui.save.textContent = `Create ${state.current.singular}`;
   ui.delete.hidden = true;
   ui.meta.hidden = true;
@@ -450,7 +488,7 @@ async function openRecord(id) {
     return;
   }
   showRecord(result.data, result.headers.get('etag'));
-  ui.json.focus();
+  schemaForm.focus();
 }
 
 function showRecord(record, etag) {
@@ -459,6 +497,7 @@ function showRecord(record, etag) {
   state.record = { id, createdAt, updatedAt, fields, etag: etag ?? undefined };
   ui.editorTitle.textContent = `${capitalize(state.current.singular)} ${id}`;
   ui.json.value = JSON.stringify(fields, null, 2);
+  schemaForm.show(state.current);
   ui.save.textContent = 'Save changes';
   ui.delete.hidden = false;
   ui.meta.hidden = false;
@@ -513,6 +552,7 @@ function mergePatch(before, after) {
 async function save(event) {
   event.preventDefault();
   clearErrors();
+  if (!schemaForm.write()) return;
   const fields = readEditor();
   if (!fields) return;
   const collection = state.current;
@@ -558,7 +598,7 @@ async function remove() {
   startNewRecord();
   await reloadPage();
   showStatus(ui.listStatus, `Deleted ${collection.singular} ${id}.`);
-  ui.json.focus();
+  schemaForm.focus();
 }
 
 /** Runs a write with Save and Delete disabled, so that a second click cannot send it twice. */
@@ -585,6 +625,7 @@ function formatEditor() {
 function clearErrors() {
   ui.errors.replaceChildren();
   ui.json.removeAttribute('aria-invalid');
+  schemaForm.clearErrors();
 }
 
 /**
@@ -615,6 +656,7 @@ function showErrors(problem, status, id) {
   }
   ui.errors.replaceChildren(...items);
   ui.json.setAttribute('aria-invalid', 'true');
+  schemaForm.showErrors(problem.errors);
 }
 
 /** A line of status: plain text, or a problem document's detail (marked as an error). */
@@ -676,7 +718,7 @@ ui.json.addEventListener('keydown', (event) => {
 ui.format.addEventListener('click', formatEditor);
 ui.newRecord.addEventListener('click', () => {
   startNewRecord();
-  ui.json.focus();
+  schemaForm.focus();
 });
 ui.delete.addEventListener('click', remove);
 

@@ -11,6 +11,6 @@ export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArgum
 export { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 export { envNameOf, flagNameOf, type NamedSetting, nameSettings } from './names.js';
 export { editDistance, nearest } from './nearest.js';
-export { settingsTable, withSettingsTable } from './readme-table.js';
 export type { Setting, SettingGroup } from './setting.js';
 export { type Config, SETTING_LIST, SETTINGS } from './settings.js';
+export { settingsTable, withSettingsTable } from './settings-doc.js';

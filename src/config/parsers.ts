@@ -48,6 +48,22 @@ export const methodOverride: Parser<OverrideWireMethods> = (raw, name) => {
   return parsed;
 };
 
+/**
+ * Reads PUBLIC_URL: '' (none), or an absolute http(s) URL without credentials, query or
+ * fragment; its trailing slash is dropped, as the API's paths are appended to it.
+ */
+export const publicUrl: Parser<string> = (raw, name) => {
+  const value = raw.trim();
+  if (value === '') return '';
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || /[?#]/.test(value)) {
+    throw new ConfigError(
+      `${name} must be an http:// or https:// URL without credentials, query or fragment, got "${raw}"`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+};
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /**

@@ -11,7 +11,7 @@ export interface Setting<T> {
   /** As it would be written in the environment, and read like any given value; '' for none. */
   readonly default: string;
   readonly parse: Parser<T>;
-  /** What it does, in Markdown as the README shows it; --help shows it without the marks. */
+  /** What it does, in Markdown as docs/configuration.md shows it (links relative to docs/); --help shows it without the marks. */
   readonly help: string;
   readonly group: SettingGroup;
   /** A switch: its flag takes no value (`--public-reads`); its variable takes true or false. */

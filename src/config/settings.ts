@@ -1,11 +1,21 @@
 /**
  * Every setting, declared once: its default, how its text is read, and what it does. The
- * Config type, the environment variables and flags, `--help` and the README's table of
- * settings (scripts/settings-table.ts) are all derived from this object.
+ * Config type, the environment variables and flags, `--help` and the table of settings in
+ * docs/configuration.md (scripts/settings-table.ts) are all derived from this object.
  */
 import { apiKeysSetting } from './api-keys.js';
 import { type NamedSetting, nameSettings } from './names.js';
-import { indexes, integer, methodOverride, oneOf, redisUrl, text, trustedProxies, yesNo } from './parsers.js';
+import {
+  indexes,
+  integer,
+  methodOverride,
+  oneOf,
+  publicUrl,
+  redisUrl,
+  text,
+  trustedProxies,
+  yesNo,
+} from './parsers.js';
 import type { Setting } from './setting.js';
 
 export const SETTINGS = {
@@ -57,7 +67,7 @@ export const SETTINGS = {
     default: '',
     parse: text,
     group: 'database',
-    help: 'a folder of JSON Schemas, each `<plural>.schema.json` declaring a collection (see [Collection schemas](#collection-schemas)); none: users and products, any object',
+    help: 'a folder of JSON Schemas, each `<plural>.schema.json` declaring a collection (see [Collection schemas](api.md#collection-schemas)); none: users and products, any object',
   },
   idempotencyKeyHours: {
     default: '24',
@@ -136,7 +146,7 @@ export const SETTINGS = {
     default: '',
     parse: apiKeysSetting,
     group: 'server',
-    help: 'API keys, `name:scope:key` separated by commas; scope `read` or `write` (see [Access control](#access-control))',
+    help: 'API keys, `name:scope:key` separated by commas; scope `read` or `write` (see [Access control](api.md#access-control))',
   },
   apiKeysFile: {
     // Its keys join API_KEYS's in `apiKeys` (load.ts); the path stays here for messages.
@@ -164,6 +174,12 @@ export const SETTINGS = {
     parse: trustedProxies,
     group: 'server',
     help: 'proxies whose `X-Forwarded-For` is believed: addresses or CIDRs, comma-separated (or `loopback`)',
+  },
+  publicUrl: {
+    default: '',
+    parse: publicUrl,
+    group: 'server',
+    help: "where clients reach the service (`https://api.example.com`), as the OpenAPI document's server; none: each request's own origin (with `X-Forwarded-Proto` and `X-Forwarded-Host` from `TRUST_PROXY`'s proxies)",
   },
   rateLimitMax: {
     default: '1000',
@@ -229,5 +245,5 @@ type Settings = typeof SETTINGS;
  */
 export type Config = { -readonly [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
-/** Every setting in the order of the declaration, with its names: as --help and the README list them. */
+/** Every setting in the order of the declaration, with its names: as --help and docs/configuration.md list them. */
 export const SETTING_LIST: readonly NamedSetting<keyof Config>[] = nameSettings(SETTINGS);

@@ -75,9 +75,12 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
     resources,
     schemas,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0 },
+    indexes: declared.indexes,
+    methodOverride: config.methodOverride,
+    publicUrl: config.publicUrl,
   });
   app.register(plugins.metrics, { store });
-  app.register(apiDocs);
+  app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, resources, references: declared.references });
   app.register(recordRoutes, { store, resources, schemas, references: declared.references, config });

@@ -17,6 +17,12 @@ export type FieldRef = 'id' | 'createdAt' | 'updatedAt' | { readonly path: reado
  */
 export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith';
 
+/**
+ * The most values one `in` condition may hold: the SQL compares each in a term of its own
+ * (typed equality), and SQLite refuses an expression deeper than 1000 terms.
+ */
+export const MAX_IN_VALUES = 100;
+
 export interface Condition {
   readonly field: FieldRef;
   readonly op: FilterOp;

@@ -6,11 +6,14 @@ import { after, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type Config, defaultConfig } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
+import { type ContractRecorder, checkAgainstDocument } from './openapi-validator.js';
 import type { TestDatabase, TestStoreKind } from './stores.js';
 
 export interface TestContext {
   app: FastifyInstance;
   db: TestDatabase;
+  /** With `contract`: every exchange checked against the app's OpenAPI document (./openapi-validator.ts). */
+  contract?: ContractRecorder;
 }
 
 /**
@@ -31,9 +34,15 @@ export function useDatabase(kind: TestStoreKind): { db: TestDatabase } {
 /**
  * Builds an app on a fresh database of `kind` before the suite and tears both down after.
  * Load shedding is off unless `overrides` turns it on: it answers by how busy the machine
- * is, and test/limits.test.ts tests it where it is the subject.
+ * is, and test/limits.test.ts tests it where it is the subject. With `contract`, every
+ * exchange is checked against the app's own OpenAPI document; the suite then ends with
+ * `itKeptTheDocument(ctx)` (./openapi-validator.ts), which fails on any mismatch.
  */
-export function useApp(kind: TestStoreKind, overrides: Partial<Config> = {}): TestContext {
+export function useApp(
+  kind: TestStoreKind,
+  overrides: Partial<Config> = {},
+  { contract = false }: { contract?: boolean } = {},
+): TestContext {
   const context = {} as TestContext;
   before(async () => {
     context.db = await kind.create();
@@ -41,7 +50,9 @@ export function useApp(kind: TestStoreKind, overrides: Partial<Config> = {}): Te
       config: defaultConfig({ maxEventLoopDelay: 0, ...overrides, databaseUrl: context.db.url }),
       logStream: false,
     });
+    if (contract) context.contract = checkAgainstDocument(context.app);
     await context.app.ready();
+    await context.contract?.load();
   });
   // The app first: it holds connections to the database.
   after(async () => {

@@ -4,7 +4,7 @@
  * nothing written. Each line that would fail is reported, not only the first.
  */
 import type { UniqueField } from '../../core/unique-field.js';
-import type { Collection, Condition } from '../../store/store.js';
+import { type Collection, type Condition, type JsonScalar, MAX_IN_VALUES } from '../../store/store.js';
 import type { Pending } from './record-line.js';
 
 /** Lines checked against the database at once. */
@@ -90,9 +90,13 @@ export class DryRun {
   }
 
   async #existing(condition: Condition) {
-    const count = (condition.value as unknown[]).length;
-    if (count === 0) return [];
-    return this.collection.list({ where: [condition], sort: [], limit: count });
+    const values = condition.value as readonly JsonScalar[];
+    const found = [];
+    for (let start = 0; start < values.length; start += MAX_IN_VALUES) {
+      const value = values.slice(start, start + MAX_IN_VALUES);
+      found.push(...(await this.collection.list({ where: [{ ...condition, value }], sort: [], limit: value.length })));
+    }
+    return found;
   }
 
   #valuesOf(field: UniqueField): Map<string, number> {

@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../../config/index.js';
 import type { CollectionSchema } from '../../core/collection-schema.js';
-import type { Collection, Condition, StoredRecord } from '../../store/store.js';
+import { type Collection, type Condition, MAX_IN_VALUES, type StoredRecord } from '../../store/store.js';
 import { ImportWriter } from './batches.js';
 import type { Pending } from './record-line.js';
 
@@ -42,13 +42,10 @@ export class Upserter {
     const keys = batch.map((pending) => this.#keyOf(pending));
     const wanted = keys.filter((key) => key !== undefined);
     const stored = new Map<string, number>();
-    if (wanted.length > 0) {
-      const field: Condition['field'] = this.#path ? { path: this.#path } : 'id';
-      const found = await this.collection.list({
-        where: [{ field, op: 'in', value: wanted }],
-        sort: [],
-        limit: wanted.length,
-      });
+    const field: Condition['field'] = this.#path ? { path: this.#path } : 'id';
+    for (let start = 0; start < wanted.length; start += MAX_IN_VALUES) {
+      const value = wanted.slice(start, start + MAX_IN_VALUES);
+      const found = await this.collection.list({ where: [{ field, op: 'in', value }], sort: [], limit: value.length });
       for (const record of found) stored.set(JSON.stringify(this.#storedKey(record)), record.id);
     }
     const fresh: Pending[] = [];

@@ -7,33 +7,54 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { OverrideWireMethods } from '../../config/index.js';
 import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { IndexedField } from '../../core/indexed-field.js';
 import { isScalar } from '../../core/references.js';
 import type { ResourceDefinition } from '../../core/resources.js';
 import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
+import { documentFilters } from './filter-parameters.js';
 import { documentGuards, type GuardsOn } from './guards.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_SCHEMA_ID, ProblemSchema } from './problem-schema.js';
 import { recordSchemaNames, recordSchemas } from './record-schemas.js';
+import { documentServers } from './servers.js';
+import { documentTunnels } from './tunnelled.js';
 
 export interface OpenApiOptions {
   resources: readonly ResourceDefinition[];
   /** The operator's schema of each collection, by name, which its record components follow. */
   schemas: ReadonlyMap<string, CollectionSchema>;
   guards: GuardsOn;
+  /** Every indexed field, by collection: documented as a filter. */
+  indexes: readonly IndexedField[];
+  /** The wire methods that may carry an override header (METHOD_OVERRIDE): their tunnelled forms are documented. */
+  methodOverride: OverrideWireMethods;
+  /** PUBLIC_URL: the document's server when set; else each request gets its own origin (../routes/docs.ts). */
+  publicUrl: string;
 }
 
-const DESCRIPTION = `Users and products over REST, on SQLite or PostgreSQL.
-
-Clients that can only send GET or POST tunnel PUT, PATCH and DELETE through the
+/** The document's introduction; what it says of the method override follows METHOD_OVERRIDE. */
+function describe(allowed: OverrideWireMethods): string {
+  const wire = [...allowed].join(' or ');
+  const override =
+    allowed.size === 0
+      ? ''
+      : `Clients that can only send ${wire} tunnel the other methods through the
 \`${OVERRIDE_HEADER_NAMES[0]}\` header (or \`${OVERRIDE_HEADER_NAMES[1]}\`, \`${OVERRIDE_HEADER_NAMES[2]}\`):
-send the request as POST with the header naming the method you mean.
+send the request as ${wire} with the header naming the method you mean. Each such form is
+listed as an operation of its own (POST on a record's path, for one), with the header
+required, or widens the operation the wire method already has on its path.
 
-Every path also answers without its trailing slash, and with the plural for one record
+`;
+  return `Users and products over REST, on SQLite or PostgreSQL.
+
+${override}Every path also answers without its trailing slash, and with the plural for one record
 (\`/users/7/\`) or for create (\`POST /users/\`); those aliases are left out here.
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
 describes it. A browser console to try the collections is at [/](/).`;
+}
 
 /**
  * The document's generator. @fastify/swagger learns the routes as they are added, so every
@@ -50,11 +71,12 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       info: {
         title: 'restock',
         version: VERSION,
-        description: DESCRIPTION,
+        description: describe(options.methodOverride),
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      // Relative: the server that serves this document, at whatever address it was reached.
-      servers: [{ url: '/', description: 'this server' }],
+      // Here rather than in @fastify/swagger's own `servers`, which would cut a PUBLIC_URL's
+      // path off every route that starts with it.
+      servers: [],
       tags: [
         ...resources.map((r) => ({ name: r.plural, description: r.description })),
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
@@ -76,8 +98,13 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       // Optional: a server without keys is open, and the probes answer anyone.
       security: [{}, { apiKey: [] }],
     },
-    transformObject: (document) =>
-      'openapiObject' in document ? referenceOverrideHeaders(document.openapiObject) : document.swaggerObject,
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const openapi = referenceOverrideHeaders(document.openapiObject);
+      documentFilters(openapi, options);
+      documentTunnels(openapi, resources, options.methodOverride);
+      return { ...openapi, servers: documentServers(options.publicUrl) };
+    },
   });
 }
 

@@ -19,6 +19,13 @@ import {
   requestHeaders,
 } from './responses.js';
 
+/**
+ * The body types every write takes: JSON, and any structured `+json` type, which the
+ * server reads as JSON too (../plugins/json-body.ts). `application/*+json` is a range in
+ * the style OpenAPI's media type keys allow, so that a validator does not refuse them.
+ */
+const JSON_BODIES = ['application/json', 'application/*+json'];
+
 export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove' | 'events';
 
 /** The documentation of each operation on `resource`, validated by `schema` when it has one. */
@@ -32,6 +39,8 @@ export function operationDocs(
   const names = recordSchemaNames(resource);
   const record = componentRef(names.record);
   const tags = [plural];
+  // Every operation takes the override header, which may name a method its path does not take.
+  const problems = (kinds: readonly ProblemKind[]) => problemResponses([...kinds, 'method-not-allowed']);
   const one = (description: string, headers: Record<string, TSchema> = {}) =>
     jsonResponse(description, record, { ETag: ResponseHeaders.etag, ...headers });
   // What a body can break beyond being JSON: the collection's schema, its unique fields.
@@ -53,12 +62,12 @@ export function operationDocs(
       'The body is applied as a JSON Merge Patch (RFC 7396): present fields replace, null removes a field, ' +
       'absent fields stay, nested objects merge. The merge is atomic in the database' +
       (schema ? ", and the record as changed must pass the collection's schema." : '.'),
-    consumes: ['application/json', 'application/merge-patch+json'],
+    consumes: [...JSON_BODIES, 'application/merge-patch+json'],
     headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch }),
     body: componentRef(names.patch),
     response: {
       200: one(`The ${singular} after the change.`),
-      ...problemResponses([...bodyChecks, 'not-found', 'precondition-failed', 'service-unavailable']),
+      ...problems([...bodyChecks, 'not-found', 'precondition-failed', 'service-unavailable']),
     },
   });
 
@@ -70,11 +79,15 @@ export function operationDocs(
       description: `${resource.description} A page of records; follow Link rel="next" for the next one.`,
       headers: requestHeaders({ Prefer: RequestHeaders.preferCount }),
       response: {
-        200: jsonResponse(`A page of ${plural} (an empty array past the last page).`, Type.Array(record), {
-          Link: ResponseHeaders.link,
-          'X-Total-Count': ResponseHeaders.totalCount,
-        }),
-        ...problemResponses(['invalid-query', 'service-unavailable']),
+        200: jsonResponse(
+          `A page of ${plural} (an empty array past the last page); with fields=, each cut down to those fields.`,
+          Type.Array(Type.Union([record, componentRef(names.projection)])),
+          {
+            Link: ResponseHeaders.link,
+            'X-Total-Count': ResponseHeaders.totalCount,
+          },
+        ),
+        ...problems(['invalid-query', 'service-unavailable']),
       },
     },
     read: {
@@ -85,7 +98,7 @@ export function operationDocs(
       response: {
         200: one(`The ${singular}.`),
         304: emptyResponse('Not modified: the ETag in If-None-Match still matches.', { ETag: ResponseHeaders.etag }),
-        ...problemResponses(['invalid-query', 'not-found', 'service-unavailable']),
+        ...problems(['invalid-query', 'not-found', 'service-unavailable']),
       },
     },
     create: {
@@ -98,6 +111,7 @@ export function operationDocs(
         `all of them in one transaction or none (at most ${maxBulkRecords}): the answer is the array of ` +
         "records, each with its id; a refusal's error pointers start with the item's index.",
       headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
+      consumes: JSON_BODIES,
       body: Type.Union([
         componentRef(names.fields),
         Type.Array(componentRef(names.fields), { minItems: 1, maxItems: maxBulkRecords }),
@@ -112,7 +126,7 @@ export function operationDocs(
             'Idempotent-Replayed': ResponseHeaders.replayed,
           },
         ),
-        ...problemResponses([
+        ...problems([
           ...bodyChecks,
           'invalid-idempotency-key',
           'idempotency-key-in-use',
@@ -142,7 +156,7 @@ export function operationDocs(
           description: 'The stream of events (text/event-stream); it stays open.',
           content: { 'text/event-stream': { schema: Type.String() } },
         },
-        ...problemResponses(['invalid-query', 'service-unavailable']),
+        ...problems(['invalid-query', 'service-unavailable']),
       },
     },
     modify: change(`Modify a ${singular}`, `modify${names.record}`),
@@ -157,7 +171,7 @@ export function operationDocs(
         204: emptyResponse('Deleted; no body, as Prefer: return=minimal asked.', {
           'Preference-Applied': ResponseHeaders.preferenceApplied,
         }),
-        ...problemResponses([
+        ...problems([
           'not-found',
           'precondition-failed',
           ...(referenced ? (['record-referenced'] as const) : []),

@@ -29,13 +29,14 @@ export interface JsonSchema {
 /** The names a collection's record schemas are documented under, in `#/components/schemas`. */
 export function recordSchemaNames(resource: ResourceDefinition) {
   const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
-  return { record: name, fields: `${name}Fields`, patch: `${name}Patch` };
+  return { record: name, fields: `${name}Fields`, patch: `${name}Patch`, projection: `${name}Projection` };
 }
 
 /**
  * The documented schemas of one collection, derived from the schema it validates with
  * (`document`, the operator's; without one, any object): `User` (a record as served),
- * `UserFields` (a create body) and `UserPatch` (a modify body, a JSON Merge Patch).
+ * `UserFields` (a create body), `UserPatch` (a modify body, a JSON Merge Patch) and
+ * `UserProjection` (a record in a page that `fields=` cut down).
  */
 export function recordSchemas(
   resource: ResourceDefinition,
@@ -48,11 +49,10 @@ export function recordSchemas(
   const example = resource.example;
   const at = '2025-01-01T12:00:00.000Z';
   const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
+  const served = embeds.length > 0 && record.properties ? withExpand(record, embeds) : record;
   return {
-    [names.record]: {
-      ...(embeds.length > 0 && record.properties ? withExpand(record, embeds) : record),
-      ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }),
-    },
+    [names.record]: { ...served, ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }) },
+    [names.projection]: projectionOf(served),
     [names.fields]: { ...fields, ...examples(example) },
     [names.patch]: { ...mergePatchOf(fields), ...examples(example) },
   };
@@ -136,6 +136,31 @@ function mergePatchOf(schema: JsonSchema, isRecord = true): JsonSchema {
     ]),
   );
   return { ...rest, properties, ...(isRecord ? { description: PATCH_DESCRIPTION } : {}) };
+}
+
+/**
+ * A record as `fields=` cuts it down: its id, and of the rest only the fields named, at any
+ * depth (`fields=dimensions.weight`), so no other field is required anywhere.
+ */
+function projectionOf(record: JsonSchema): JsonSchema {
+  const description = 'A record with only the fields that fields= names, besides its id.';
+  if (!isObjectSchema(record, true)) return { type: 'object', properties: { id: ID }, required: ['id'], description };
+  // Without the record's examples, which show a whole record (and, from a schema, none has an id).
+  const { examples: _examples, ...projected } = optionalAtEveryDepth(record);
+  return { ...projected, required: ['id'], description };
+}
+
+function optionalAtEveryDepth(schema: JsonSchema): JsonSchema {
+  const { required: _required, ...rest } = schema;
+  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') {
+    return { ...schema, items: optionalAtEveryDepth(schema.items as JsonSchema) };
+  }
+  if (!isObjectSchema(schema, true)) return schema;
+  const properties = Object.entries(schema.properties ?? {}).map(([key, property]) => [
+    key,
+    optionalAtEveryDepth(property as JsonSchema),
+  ]);
+  return { ...rest, ...(schema.properties && { properties: Object.fromEntries(properties) }) };
 }
 
 const PATCH_DESCRIPTION =

@@ -61,6 +61,7 @@ const PROBLEM_HEADERS: Readonly<Partial<Record<number, Record<string, TSchema>>>
     'RateLimit-Remaining': ResponseHeaders.rateLimitRemaining,
     'RateLimit-Reset': ResponseHeaders.rateLimitReset,
   },
+  405: { Allow: ResponseHeaders.allow },
   503: { 'Retry-After': ResponseHeaders.retryAfter },
 };
 
@@ -82,9 +83,7 @@ export function problemResponsesOf(kinds: readonly ProblemKind[]): Record<number
   }
   const responses: Record<number, ResponseSchema> = {};
   for (const [status, sameStatus] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const description = sameStatus
-      .map((kind) => `${PROBLEM_TYPES[kind].title} (${problemTypeUri(kind)}): ${PROBLEM_TYPES[kind].description}`)
-      .join(' ');
+    const description = problemDescription(sameStatus);
     const headers = PROBLEM_HEADERS[status];
     responses[status] = {
       description,
@@ -93,6 +92,23 @@ export function problemResponsesOf(kinds: readonly ProblemKind[]): Record<number
     };
   }
   return responses;
+}
+
+/** How a response built by {@link problemResponsesOf} describes one problem kind. */
+const problemSentence = (kind: ProblemKind) =>
+  `${PROBLEM_TYPES[kind].title} (${problemTypeUri(kind)}): ${PROBLEM_TYPES[kind].description}`;
+
+/** The description of a problem response standing for `kinds`, each named with its type and meaning. */
+export const problemDescription = (kinds: readonly ProblemKind[]) => kinds.map(problemSentence).join(' ');
+
+/**
+ * The problem kinds a response built by {@link problemResponsesOf} stands for, in the order
+ * it names them: read back from its description, so that responses of several operations
+ * can be merged into one that names each kind once (./tunnelled.ts).
+ */
+export function problemKindsIn(description: string): ProblemKind[] {
+  const at = (kind: ProblemKind) => description.indexOf(problemSentence(kind));
+  return (Object.keys(PROBLEM_TYPES) as ProblemKind[]).filter((kind) => at(kind) >= 0).sort((a, b) => at(a) - at(b));
 }
 
 /** A documented request header; no example, since the reference page's "try it" would send it. */

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { JSON_SERVERS, type Server, serversFor, withServersFrom, YAML_SERVERS } from '../openapi/servers.js';
 import { registerPaths } from '../paths.js';
 import { REQUEST_PLUGINS } from '../plugins/index.js';
 import { routesTakePolicy } from '../route-policy.js';
@@ -32,11 +33,17 @@ export const apiDocs = fp(serveDocs, {
   dependencies: ['restock-openapi', ...REQUEST_PLUGINS],
 });
 
-async function serveDocs(app: FastifyInstance): Promise<void> {
+export interface DocsOptions {
+  /** PUBLIC_URL: the document's server when set; else each request's own origin. */
+  publicUrl: string;
+}
+
+async function serveDocs(app: FastifyInstance, { publicUrl }: DocsOptions): Promise<void> {
   await app.register(referencePage);
 
-  let json: string | undefined;
-  let yaml: string | undefined;
+  // Rendered once, on first request; each request then gets its own servers entry (../openapi/servers.ts).
+  let json: ((servers: Server[]) => string) | undefined;
+  let yaml: ((servers: Server[]) => string) | undefined;
   const service = { tags: ['service'] };
   registerPaths(app, [
     {
@@ -52,9 +59,9 @@ async function serveDocs(app: FastifyInstance): Promise<void> {
               200: { description: 'The document.', content: { 'application/json': { schema: Type.Object({}) } } },
             },
           },
-          handler: (_request, reply) => {
-            json ??= JSON.stringify(app.swagger());
-            return reply.type(JSON_TYPE).send(json);
+          handler: (request, reply) => {
+            json ??= withServersFrom(JSON.stringify(app.swagger()), JSON_SERVERS.entry, JSON_SERVERS.write);
+            return reply.type(JSON_TYPE).send(json(serversFor(request, publicUrl)));
           },
         },
       },
@@ -72,9 +79,9 @@ async function serveDocs(app: FastifyInstance): Promise<void> {
               200: { description: 'The document.', content: { 'application/yaml': { schema: Type.String() } } },
             },
           },
-          handler: (_request, reply) => {
-            yaml ??= app.swagger({ yaml: true });
-            return reply.type('application/yaml; charset=utf-8').send(yaml);
+          handler: (request, reply) => {
+            yaml ??= withServersFrom(app.swagger({ yaml: true }), YAML_SERVERS.entry, YAML_SERVERS.write);
+            return reply.type('application/yaml; charset=utf-8').send(yaml(serversFor(request, publicUrl)));
           },
         },
       },
@@ -82,7 +89,11 @@ async function serveDocs(app: FastifyInstance): Promise<void> {
   ]);
 }
 
-/** The reference page, in a scope of its own where every route is public. */
+/**
+ * The reference page, in a scope of its own where every route is public. Its copy of the
+ * document (/docs/json) keeps the generated servers entry: a relative one resolves against
+ * the page's own address in the browser, and its YAML twin stays rendered once.
+ */
 async function referencePage(scope: FastifyInstance): Promise<void> {
   routesTakePolicy(scope, { public: true });
   await scope.register(swaggerUi, {

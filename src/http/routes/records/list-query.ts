@@ -4,20 +4,27 @@
  * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
  * 400 naming the parameter; nothing from the query ever reaches SQL as text.
  */
-import type { Condition, FieldRef, FilterOp, JsonScalar, ListQuery, SortKey } from '../../../store/store.js';
+import {
+  type Condition,
+  type FieldRef,
+  type FilterOp,
+  type JsonScalar,
+  type ListQuery,
+  MAX_IN_VALUES,
+  type SortKey,
+} from '../../../store/store.js';
 import { HttpProblem } from '../../problem.js';
 import { decodeCursor } from './cursor.js';
 
 /** The query parameters that are not filters. */
 export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand'] as const;
 
-const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
+export const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 const MAX_CONDITIONS = 20;
 /** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
 export const MAX_SORT_KEYS = 4;
 export const MAX_FIELDS = 100;
-const MAX_IN_ITEMS = 100;
 const MAX_TEXT = 1000;
 
 /** A list request, read. */
@@ -100,14 +107,15 @@ function parseCondition(parameter: string, raw: string, maxLength: number): Cond
   if (raw.includes('\0')) throw invalid(parameter, NUL_REFUSED);
   if (op === 'in') {
     const items = raw.split(',');
-    if (items.length > MAX_IN_ITEMS) throw invalid(parameter, `at most ${MAX_IN_ITEMS} values`);
+    if (items.length > MAX_IN_VALUES) throw invalid(parameter, `at most ${MAX_IN_VALUES} values`);
     return { field, op, value: items.map((item) => valueFor(field, op, item, parameter)) };
   }
   if (op === 'startsWith') {
-    if (field === 'id') throw invalid(parameter, 'id is a number; startsWith compares text');
+    if (field === 'id') throw invalid(parameter, 'compares text, and ids are numbers');
     return { field, op, value: raw };
   }
-  if (op === 'contains' && field === 'id') throw invalid(parameter, 'id is a number; contains compares text');
+  if (op === 'contains' && field === 'id')
+    throw invalid(parameter, 'looks for text or an array element, and ids are numbers');
   const value = valueFor(field, op, raw, parameter);
   if (value === null && op !== 'eq' && op !== 'ne' && op !== 'contains') {
     throw invalid(parameter, 'null has no order; use field=null or field[ne]=null');

@@ -1,6 +1,7 @@
 /**
- * The README's table of settings, written from the declaration (./settings.ts) by
- * `npm run docs:settings`; test/settings-docs.test.ts fails when the README's differs.
+ * The table of settings in docs/configuration.md, written from the declaration
+ * (./settings.ts) by `npm run docs:settings`; test/settings-docs.test.ts fails when the
+ * document's table differs.
  */
 import { SETTING_LIST } from './settings.js';
 
@@ -20,12 +21,12 @@ export function settingsTable(): string {
   ]);
 }
 
-/** `readme` with the text between the table's markers replaced by {@link settingsTable}. */
-export function withSettingsTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end < start) throw new Error(`README.md lacks the markers ${TABLE_START} … ${TABLE_END}`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${settingsTable()}\n\n${readme.slice(end)}`;
+/** `markdown` with the text between the table's markers replaced by {@link settingsTable}. */
+export function withSettingsTable(markdown: string): string {
+  const start = markdown.indexOf(TABLE_START);
+  const end = markdown.indexOf(TABLE_END);
+  if (start === -1 || end < start) throw new Error(`the document lacks the markers ${TABLE_START} … ${TABLE_END}`);
+  return `${markdown.slice(0, start + TABLE_START.length)}\n\n${settingsTable()}\n\n${markdown.slice(end)}`;
 }
 
 /**

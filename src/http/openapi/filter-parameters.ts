@@ -1,0 +1,85 @@
+/**
+ * A collection's filters as query parameters: `price=19.5`, or `price[gte]=10` as OpenAPI's
+ * deepObject style writes `{ price: { gte: 10 } }`. Fastify's schema cannot say which
+ * fields exist (any field filters, ../routes/records/list-query.ts), so the document lists
+ * those it knows a collection has: the system fields, the fields its schema declares, and
+ * its indexed fields, the ones worth filtering on. Generated clients then type and
+ * serialize `price[gte]` themselves; other fields still filter, undocumented.
+ */
+import type { CollectionSchema } from '../../core/collection-schema.js';
+import type { IndexedField } from '../../core/indexed-field.js';
+import type { ResourceDefinition } from '../../core/resources.js';
+import { OPERATORS, RESERVED } from '../routes/records/list-query.js';
+
+/** Query names the change feed reads itself (../routes/records/change-feed.ts), never filters. */
+const FEED_NAMES = ['since', 'access_token'];
+const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'];
+
+/** A filter's value: text on the wire, read as JSON when it is a number, true, false, null or quoted. */
+const VALUE = { type: ['string', 'number', 'boolean'] };
+/** The operators whose value is text as written: `in` a comma-separated list. */
+const TEXT_OPERATORS = new Set(['in', 'startsWith']);
+
+/** The component every filter parameter's schema references. */
+const FILTER_SCHEMA = 'FieldFilter';
+
+interface Document {
+  paths?: Record<string, { get?: { parameters?: object[] } }>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+export interface FilterSources {
+  resources: readonly ResourceDefinition[];
+  schemas: ReadonlyMap<string, CollectionSchema>;
+  indexes: readonly IndexedField[];
+}
+
+/** Adds each collection's filters to its list and its change feed in `document`. */
+export function documentFilters(document: object, sources: FilterSources): void {
+  const { paths, components } = document as Document;
+  if (components?.schemas) components.schemas[FILTER_SCHEMA] = FilterSchema;
+  for (const resource of sources.resources) {
+    const parameters = filterFields(resource.plural, sources).map(filterParameter);
+    for (const path of [`/${resource.plural}/`, `/${resource.plural}/events/`]) {
+      const operation = paths?.[path]?.get;
+      if (operation) operation.parameters = [...(operation.parameters ?? []), ...parameters];
+    }
+  }
+}
+
+/** The fields of `collection` documented as filters, each once, none a name the query reserves. */
+function filterFields(collection: string, { schemas, indexes }: FilterSources): string[] {
+  const declared = Object.keys((schemas.get(collection)?.document.properties as object | undefined) ?? {});
+  const indexed = indexes.filter((index) => index.collection === collection).map((index) => index.path.join('.'));
+  const taken = new Set<string>([...RESERVED, ...FEED_NAMES]);
+  return [...new Set([...SYSTEM_FIELDS, ...declared, ...indexed])].filter(
+    (name) => !taken.has(name) && /^[^[\]]+$/.test(name),
+  );
+}
+
+/** A filter's forms: a value (equal), or operators with theirs, as deepObject style writes `price[gte]=10`. */
+const FilterSchema = {
+  description:
+    `A value the field equals, or conditions by operator (${OPERATORS.join(', ')}). A value reads as JSON when ` +
+    'it is a number, true, false, null or a "quoted" string, else as text; in takes values separated by commas.',
+  anyOf: [
+    VALUE,
+    {
+      type: 'object',
+      properties: Object.fromEntries(OPERATORS.map((op) => [op, TEXT_OPERATORS.has(op) ? { type: 'string' } : VALUE])),
+      additionalProperties: false,
+    },
+  ],
+};
+
+function filterParameter(field: string) {
+  return {
+    name: field,
+    in: 'query',
+    style: 'deepObject',
+    explode: true,
+    required: false,
+    description: `Only records whose ${field} matches: ${field}=value, or ${field}[op]=value.`,
+    schema: { $ref: `#/components/schemas/${FILTER_SCHEMA}` },
+  };
+}
