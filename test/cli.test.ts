@@ -278,6 +278,38 @@ for (const kind of STORE_KINDS) {
       assert.equal((await all('users')).length, 1, 'still nothing written');
     });
 
+    it('--dry-run lists the references that name no record, which the import keeps', async () => {
+      const url = await fresh();
+      const schemas = { SCHEMAS: 'schemas/store' };
+      const seed = async (collection: string, records: object[]) =>
+        assert.equal((await cli(url, ['import', '-', '-c', collection], ndjson(records), schemas)).code, 0);
+      await seed('users', [{ id: 7, name: 'Ada', email: 'ada@example.com' }]);
+      await seed('products', [{ id: 3, name: 'kettle' }]);
+      const orders = ndjson([
+        { userId: 7, items: [{ productId: 3, quantity: 1 }], status: 'placed' },
+        {
+          userId: 99,
+          items: [
+            { productId: 3, quantity: 1 },
+            { productId: 42, quantity: 2 },
+          ],
+          status: 'placed',
+        },
+      ]);
+      const checked = await cli(url, ['import', '-', '-c', 'orders', '--dry-run'], orders, schemas);
+      assert.equal(checked.code, 0, 'such references do not stop an import');
+      assert.deepEqual(checked.stderr.trim().split('\n'), [
+        'restock: line 2: /userId names users 99, which does not exist',
+        'restock: line 2: /items/1/productId names products 42, which does not exist',
+      ]);
+      assert.match(
+        checked.stdout,
+        /^checked 2 orders \(2 with new ids, 0 with their own\): every one can be imported; 2 references name records that do not exist, kept as they are; nothing was written\n$/,
+      );
+      const exported = await cli(url, ['export', '-c', 'orders'], '', schemas);
+      assert.equal(exported.stdout, '', 'nothing written');
+    });
+
     it('refuses records the API would refuse, naming the line', async () => {
       const url = await fresh();
       const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;

@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
 import type { CollectionSchema } from '../core/collection-schema.js';
 import { declareCollections } from '../core/collections.js';
+import type { Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Collection } from '../store/store.js';
 
@@ -63,7 +64,14 @@ export async function openCollection(
   config: Config,
   options: CommandContext['options'],
   { enforceUnique }: { enforceUnique: boolean },
-): Promise<{ name: string; collection: Collection; schema?: CollectionSchema; close(): Promise<void> }> {
+): Promise<{
+  name: string;
+  collection: Collection;
+  schema?: CollectionSchema;
+  /** The references this collection's records hold, each with the collection it names. */
+  references: { reference: Reference; target: Collection }[];
+  close(): Promise<void>;
+}> {
   const name = options.collection;
   const declared = declareCollections(config);
   const names = declared.resources.map((r) => r.plural);
@@ -71,5 +79,13 @@ export async function openCollection(
     throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
   }
   const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, declared, { enforceUnique }));
-  return { name, collection: store.collection(name), schema: declared.schemas.get(name), close: () => store.close() };
+  return {
+    name,
+    collection: store.collection(name),
+    schema: declared.schemas.get(name),
+    references: declared.references
+      .filter((reference) => reference.collection === name)
+      .map((reference) => ({ reference, target: store.collection(reference.target) })),
+    close: () => store.close(),
+  };
 }

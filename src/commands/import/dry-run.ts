@@ -1,8 +1,11 @@
 /**
  * `restock import --dry-run`: every line checked as the import would check it, and against
  * the database (ids and unique values already taken, read a few hundred at a time), with
- * nothing written. Each line that would fail is reported, not only the first.
+ * nothing written. Each line that would fail is reported, not only the first. References
+ * that name no record yet are listed apart: the import keeps them as they are (collections
+ * may come in any order), but whoever imports wants to know.
  */
+import { heldIds, type Reference } from '../../core/references.js';
 import type { UniqueField } from '../../core/unique-field.js';
 import { type Collection, type Condition, type JsonScalar, MAX_IN_VALUES } from '../../store/store.js';
 import type { Pending } from './record-line.js';
@@ -17,8 +20,18 @@ export interface LineProblem {
   message: string;
 }
 
+/** A reference the collection's records hold, and the collection it names. */
+export interface CheckedReference {
+  reference: Reference;
+  target: Collection;
+}
+
 export class DryRun {
   readonly problems: LineProblem[] = [];
+  /** References to records that do not exist (yet): imported as they are. */
+  readonly unresolved: LineProblem[] = [];
+  /** Unresolved references found past {@link MAX_REPORTED}, counted only. */
+  unreportedUnresolved = 0;
   /** Problems found past {@link MAX_REPORTED}, counted only. */
   unreported = 0;
   checked = 0;
@@ -30,6 +43,7 @@ export class DryRun {
   constructor(
     private readonly collection: Collection,
     private readonly unique: readonly UniqueField[],
+    private readonly references: readonly CheckedReference[] = [],
   ) {}
 
   report(problem: LineProblem): void {
@@ -86,15 +100,34 @@ export class DryRun {
         this.report({ line: lines.get(keyOf(value, field)) ?? 0, message });
       }
     }
+    for (const checked of this.references) await this.#resolve(round, checked);
     this.problems.sort((a, b) => a.line - b.line);
+    this.unresolved.sort((a, b) => a.line - b.line);
   }
 
-  async #existing(condition: Condition) {
+  /** Lists the ids `round` names through `reference` that no record has, in the database or this file. */
+  async #resolve(round: readonly Pending[], { reference, target }: CheckedReference): Promise<void> {
+    const held = round.flatMap((pending) => heldIds(pending.fields, reference).map((at) => ({ ...at, pending })));
+    const ids = [...new Set(held.map((at) => at.id).filter((id) => id > 0))];
+    const found = new Set((await this.#existing({ field: 'id', op: 'in', value: ids }, target)).map((r) => r.id));
+    const inFile = reference.target === reference.collection ? this.#ids : new Map<number, number>();
+    for (const { id, pointer, pending } of held) {
+      if (found.has(id) || inFile.has(id)) continue;
+      const problem = {
+        line: pending.line,
+        message: `${pointer} names ${reference.target} ${id}, which does not exist`,
+      };
+      if (this.unresolved.length < MAX_REPORTED) this.unresolved.push(problem);
+      else this.unreportedUnresolved++;
+    }
+  }
+
+  async #existing(condition: Condition, collection = this.collection) {
     const values = condition.value as readonly JsonScalar[];
     const found = [];
     for (let start = 0; start < values.length; start += MAX_IN_VALUES) {
       const value = values.slice(start, start + MAX_IN_VALUES);
-      found.push(...(await this.collection.list({ where: [{ ...condition, value }], sort: [], limit: value.length })));
+      found.push(...(await collection.list({ where: [{ ...condition, value }], sort: [], limit: value.length })));
     }
     return found;
   }

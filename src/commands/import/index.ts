@@ -49,13 +49,15 @@ export async function runImport({ config, options, positionals, io }: CommandCon
   }
   const input = file === '-' ? io.stdin : openFile(file);
   const total = file === '-' ? undefined : statSync(file).size;
-  const { name, collection, schema, close } = await openCollection(config, options, { enforceUnique: true });
+  const { name, collection, schema, references, close } = await openCollection(config, options, {
+    enforceUnique: true,
+  });
   const newIds = options['new-ids'] === true;
   const progress = progressBar(io, input, total, `${options['dry-run'] ? 'checking' : 'importing'} ${name}`);
   const started = Date.now();
   try {
     if (options['dry-run'] === true) {
-      const dryRun = new DryRun(collection, schema?.unique ?? []);
+      const dryRun = new DryRun(collection, schema?.unique ?? [], references);
       try {
         for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
           try {
@@ -75,10 +77,15 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       const problems = dryRun.problems.length + dryRun.unreported;
       for (const { line, message } of dryRun.problems) io.stderr.write(`restock: line ${line}: ${message}\n`);
       if (dryRun.unreported > 0) io.stderr.write(`restock: and ${dryRun.unreported} more\n`);
+      for (const { line, message } of dryRun.unresolved) io.stderr.write(`restock: line ${line}: ${message}\n`);
+      if (dryRun.unreportedUnresolved > 0) io.stderr.write(`restock: and ${dryRun.unreportedUnresolved} more\n`);
       const kept = dryRun.keepingIds;
+      const unresolved = dryRun.unresolved.length + dryRun.unreportedUnresolved;
       io[problems > 0 ? 'stderr' : 'stdout'].write(
         `checked ${dryRun.checked} ${name} (${dryRun.checked - kept} with new ids, ${kept} with their own): ` +
-          `${problems > 0 ? `${problems} cannot be imported` : 'every one can be imported'}; nothing was written\n`,
+          `${problems > 0 ? `${problems} cannot be imported` : 'every one can be imported'}` +
+          `${unresolved > 0 ? `; ${unresolved} references name records that do not exist, kept as they are` : ''}` +
+          '; nothing was written\n',
       );
       return problems > 0 ? 1 : 0;
     }
