@@ -1,6 +1,7 @@
 /** The storage interface itself, run against every store. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
@@ -121,6 +122,8 @@ for (const kind of STORE_KINDS) {
       assert.equal((await keys.claim('s', 'k', 'f2', 'second', 60_000)).state, 'mismatch');
       assert.equal((await keys.claim('other scope', 'k', 'f2', 'x', 60_000)).state, 'claimed', 'scopes never meet');
       // The first holder is presumed dead once its claim is stale; a late completion by it then fails.
+      // Stale means older than the limit (0 ms here): the clock must first pass the claim's millisecond.
+      await sleep(2);
       assert.equal((await keys.claim('s', 'k', 'f1', 'second', 0)).state, 'claimed');
       await assert.rejects(things.create('{"late":true}', { scope: 's', key: 'k', token: 'first' }), /taken over/);
       const made = await things.create('{"on":"time"}', { scope: 's', key: 'k', token: 'second' });
