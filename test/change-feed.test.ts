@@ -234,9 +234,12 @@ for (const kind of STORE_KINDS) {
         // Heartbeats are 1 s apart here: the cut comes 2 to 3 s after the event. A paused
         // socket does not see its end, so the server's count tells.
         const cut = 'restock_change_feed_cuts_total{collection="products",reason="stall"} 1';
-        const counted = async () => (await local.inject({ url: '/metrics' })).body.includes(cut);
+        const metrics = async () => (await local.inject({ url: '/metrics' })).body;
+        assert.match(await metrics(), /restock_change_feeds_open\{collection="products"\} 1\n/);
+        const counted = async () => (await metrics()).includes(cut);
         for (let i = 0; i < 300 && !(await counted()); i++) await sleep(100);
         assert.ok(await counted(), 'the feed was not cut off');
+        assert.doesNotMatch(await metrics(), /restock_change_feeds_open\{collection="products"\} [1-9]/);
         let received = 0;
         socket.on('data', (chunk: Buffer) => {
           received += chunk.length;
