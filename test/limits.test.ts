@@ -274,6 +274,26 @@ for (const kind of STORE_KINDS) {
         await app.close();
       }
     });
+
+    it("sheds nothing for the time its own start took, only for what comes after it's ready", async () => {
+      const app = await buildApp({
+        config: defaultConfig({ databaseUrl: ctx.db.url, maxEventLoopDelay: 100 }),
+        eventLoopSampleMs: 50,
+        logStream: false,
+      });
+      try {
+        // A slow start: the loop is held for 400 ms between registering the plugins and ready.
+        const until = Date.now() + 400;
+        while (Date.now() < until) {}
+        await app.ready();
+        for (let request = 0; request < 5; request++) {
+          const response = await app.inject({ url: '/users/' });
+          assert.equal(response.statusCode, 200, `request ${request}: ${response.body}`);
+        }
+      } finally {
+        await app.close();
+      }
+    });
   });
 }
 

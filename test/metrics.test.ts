@@ -151,7 +151,10 @@ for (const kind of STORE_KINDS) {
         await waitForWorkers(server, 2);
         // A fresh connection each time, so that the requests spread over the workers.
         const get = (path: string) => fetch(`${server.url}${path}`, { headers: { connection: 'close' } });
-        for (let i = 0; i < 20; i++) assert.equal((await get('/users/')).status, 200);
+        for (let i = 0; i < 20; i++) {
+          const response = await get('/users/');
+          assert.equal(response.status, 200, await response.text());
+        }
         for (let scrape = 0; scrape < 4; scrape++) {
           const text = await (await get('/metrics')).text();
           const labels = { method: 'GET', tunnelled: 'false', status: '200' };

@@ -28,12 +28,19 @@ export const DEFAULT_LOAD_SHEDDING: LoadSheddingOptions = {
 export const loadShedding = fp<LoadSheddingOptions>(
   async (app, options) => {
     if (options.maxEventLoopDelayMs === 0) return;
+    // The first samples measure the process's own start (opening the store, compiling the
+    // routes), not load: nothing is shed until a sample covers only time since it was ready.
+    // A sample is taken at most every interval; three allow for a late timer.
+    let shedFrom = Number.POSITIVE_INFINITY;
+    app.addHook('onReady', async () => {
+      shedFrom = Date.now() + 3 * options.sampleIntervalMs;
+    });
     await app.register(underPressure, {
       maxEventLoopDelay: options.maxEventLoopDelayMs,
       sampleInterval: options.sampleIntervalMs,
       // Only runs while under pressure: what the route says is read then, not on every request.
       async pressureHandler(request) {
-        if (request.routeOptions.config.shed === false) return;
+        if (request.routeOptions.config.shed === false || Date.now() < shedFrom) return;
         throw new HttpProblem('overloaded', 'The server is too busy to take this request; retry in a few seconds.', {
           headers: { 'retry-after': '5' },
         });
