@@ -17,7 +17,7 @@ import pg from 'pg';
 import { parseApiKeys } from '../src/config/api-keys.js';
 import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
-import { openStore } from '../src/store/open-store.js';
+import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { openEventStream, type StreamEvent } from './helpers/event-stream.js';
 import { type RunningServer, startServer, waitForWorkers } from './helpers/server.js';
@@ -155,6 +155,39 @@ for (const kind of STORE_KINDS) {
       } finally {
         await other.end();
         await feed.close();
+      }
+    });
+
+    numberedAfterCommit?.('delivers changes while every pooled connection waits on a lock', async () => {
+      // One pooled connection, and time enough that the blocked read below keeps it.
+      const options = { ...DEFAULT_STORE_OPTIONS, poolSize: 1, statementTimeoutMs: 120_000 };
+      const busyStore = await openStore(db.url, ['users', 'products'], options);
+      const busyApp = await buildApp({ config, store: busyStore, logStream: false });
+      const busyOrigin = await busyApp.listen({ host: '127.0.0.1', port: 0 });
+      const locker = new pg.Client({ connectionString: db.url });
+      const writer = new pg.Client({ connectionString: db.url });
+      await Promise.all([locker.connect(), writer.connect()]);
+      const feed = await openEventStream(`${busyOrigin}/products/events/`);
+      try {
+        await locker.query('BEGIN; LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+        const blockedRead = fetch(`${busyOrigin}/users/`);
+        await waitFor(async () => (await lockWaiters(writer)) > 0);
+        await writer.query(`INSERT INTO products (data) VALUES ('{"name": "while busy"}')`);
+        // Numbering it and reading it for the feed take connections of their own.
+        const [event] = await Promise.race([
+          feed.take(1),
+          sleep(60_000).then(() => assert.fail('no event while the pooled connection was busy')),
+        ]);
+        assert.equal(record(event as StreamEvent).name, 'while busy');
+        assert.equal(await lockWaiters(writer), 1, 'the read still waits on the lock');
+        await locker.query('ROLLBACK');
+        assert.equal((await blockedRead).status, 200);
+      } finally {
+        await locker.end();
+        await writer.end();
+        await feed.close();
+        await busyApp.close();
+        await busyStore.close();
       }
     });
 
@@ -390,4 +423,21 @@ for (const kind of STORE_KINDS) {
 function canonical(text: string): string {
   const value = JSON.parse(text) as Record<string, unknown>;
   return JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+/** How many statements on `client`'s database are waiting for a lock. */
+async function lockWaiters(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Polls `done` until it holds (at most 100 times, 50 ms apart). */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (await done()) return;
+    await sleep(50);
+  }
+  assert.fail('the condition never held');
 }

@@ -31,7 +31,7 @@ export const SETTINGS = {
     default: '10',
     parse: integer(1, 1000),
     group: 'database',
-    help: 'PostgreSQL connections per process',
+    help: 'PostgreSQL connections per process for requests (it holds up to five more of its own: readiness, change feeds)',
   },
   databaseConnectTimeout: {
     default: '5000',

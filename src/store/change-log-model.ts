@@ -28,6 +28,12 @@ export interface ChangeBounds {
 export interface ChangeLog {
   /** The changes of `collection` after number `after`, in order (at most `limit`, default 1,000). */
   read(collection: string, after: number, limit?: number): Promise<Change[]>;
+  /**
+   * The same read for the one reader per collection that hands what just committed to every
+   * subscriber: on a connection of its own where the store has a pool, so that delivering
+   * changes never waits behind requests.
+   */
+  readNew(collection: string, after: number): Promise<Change[]>;
   bounds(collection: string): Promise<ChangeBounds>;
   /** Forgets changes logged before `before`; resolves with how many. */
   trim(before: Date): Promise<number>;

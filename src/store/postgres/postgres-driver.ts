@@ -29,27 +29,28 @@ export async function openPostgres(
   url: string,
   options: Pick<StoreOptions, 'poolSize' | 'connectTimeoutMs' | 'statementTimeoutMs'>,
 ): Promise<{ driver: SqlDriver; schema: SchemaDdl }> {
-  const pool = new pg.Pool({
+  const connection: pg.PoolConfig = {
     connectionString: url,
-    max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
     // The server cancels a statement that runs too long; the client gives up a little later
     // on a connection that went silent (a cut network sends no reset).
     statement_timeout: options.statementTimeoutMs,
     query_timeout: options.statementTimeoutMs + 1000,
     keepAlive: true,
-    application_name: 'restock',
     types,
-  });
-  // An idle connection that breaks (database restart, network cut) is reported here; the
-  // pool drops it and opens a fresh one when next needed. Without a listener it would
-  // crash the process.
-  pool.on('error', () => {});
+  };
+  const pool = openPool(connection, options.poolSize, 'restock');
+  // The change feeds' connections, outside the pool: numbering changes and reading the log
+  // never wait behind requests for a pooled connection. At 1,000 writes a second that wait
+  // was most of the time from a commit to its event (bench/README.md).
+  const sequencerPool = openPool(connection, 1, 'restock sequencer');
+  const feedPool = openPool(connection, 2, 'restock feeds');
+  const pools = [pool, sequencerPool, feedPool];
   let icu: boolean;
   try {
-    icu = await inspect(pool);
+    icu = await inspect(pool, pools);
   } catch (error) {
-    await pool.end();
+    await Promise.all(pools.map((each) => each.end()));
     if (!isUnavailable(error)) throw error;
     throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
   }
@@ -58,7 +59,7 @@ export async function openPostgres(
     const result = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   };
-  const sequencer = startChangeSequencer(pool);
+  const sequencer = startChangeSequencer(sequencerPool);
   // Each write's changes are numbered soon after it commits (./change-sequencer.ts).
   const thenNumber = <T>(written: Promise<T>): Promise<T> => {
     void written.then(sequencer.wake, () => {});
@@ -80,6 +81,7 @@ export async function openPostgres(
       },
     ],
     read: (statement) => query(pool, statement),
+    readChanges: (statement) => query(feedPool, statement),
     // A pooled query hands over every row at once: the page's SQL stops at the budget.
     stopsAtBytes: false,
     write: (statement) => thenNumber(query(pool, statement)),
@@ -97,19 +99,28 @@ export async function openPostgres(
     async close() {
       await sequencer.close();
       await probe.close();
-      if (!pool.ended) await pool.end();
+      await Promise.all(pools.filter((each) => !each.ended).map((each) => each.end()));
     },
   };
   const warn = (message: string) => process.emitWarning(message, { code: 'RESTOCK_SEARCH_UNINDEXED' });
   return { driver, schema: postgresSchema(foldSqlFor(icu), warn) };
 }
 
+function openPool(connection: pg.PoolConfig, max: number, name: string): pg.Pool {
+  const pool = new pg.Pool({ ...connection, max, application_name: name });
+  // An idle connection that breaks (database restart, network cut) is reported here; the
+  // pool drops it and opens a fresh one when next needed. Without a listener it would
+  // crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
 /**
  * Whether the server has ICU's root collation, which search folds case with; and, on a
  * server configured with synchronous_commit = off (which acknowledges a commit before it is
- * flushed), restock's sessions opt back in.
+ * flushed), the sessions of every one of `pools` opt back in.
  */
-async function inspect(pool: pg.Pool): Promise<boolean> {
+async function inspect(pool: pg.Pool, pools: readonly pg.Pool[]): Promise<boolean> {
   const client = await pool.connect();
   try {
     const { rows } = await client.query<{ icu: boolean; sync: string }>(
@@ -118,7 +129,9 @@ async function inspect(pool: pg.Pool): Promise<boolean> {
     );
     if (rows[0]?.sync === 'off') {
       await client.query('SET synchronous_commit = on');
-      pool.on('connect', (fresh) => void fresh.query('SET synchronous_commit = on').catch(() => {}));
+      for (const each of pools) {
+        each.on('connect', (fresh) => void fresh.query('SET synchronous_commit = on').catch(() => {}));
+      }
     }
     return rows[0]?.icu === true;
   } finally {

@@ -10,7 +10,7 @@
 import type { Change, ChangeBounds, ChangeLog, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlDriver } from './driver.js';
-import { type Program, sql, statement } from './program.js';
+import { type Program, type Sql, sql, statement } from './program.js';
 import type { Guard } from './sql-collection.js';
 
 /** The most changes one read returns. */
@@ -79,28 +79,13 @@ export function sqlChangeLog(driver: SqlDriver, guard: Guard): ChangeLog {
       `DELETE FROM changes WHERE (collection, seq) IN (SELECT collection, seq FROM changes ` +
       `WHERE logged_at < ${p('before')} ORDER BY logged_at LIMIT ${p('limit')})`,
   );
+  const readNew = (statement: Sql) =>
+    driver.readChanges ? driver.readChanges(statement) : driver.read(statement, false);
   return {
-    async read(collection, after, limit = CHANGES_PER_READ) {
-      const { rows } = await guard(driver.read(read({ collection, after, limit }), false));
-      return rows.map((row): Change => {
-        const kind = String(row.kind);
-        if (!KINDS.has(kind)) throw new Error(`the change log holds an unknown kind "${kind}"`);
-        const record: StoredRecord = {
-          id: Number(row.id),
-          data: String(row.data),
-          version: Number(row.version),
-          createdAt: String(row.createdAt),
-          updatedAt: String(row.updatedAt),
-        };
-        const previous = row.previous === null || row.previous === undefined ? undefined : String(row.previous);
-        return {
-          seq: Number(row.seq),
-          kind: kind as Change['kind'],
-          record,
-          ...(previous !== undefined && { previous }),
-        };
-      });
-    },
+    read: async (collection, after, limit = CHANGES_PER_READ) =>
+      (await guard(driver.read(read({ collection, after, limit }), false))).rows.map(decode),
+    readNew: async (collection, after) =>
+      (await guard(readNew(read({ collection, after, limit: CHANGES_PER_READ })))).rows.map(decode),
     async bounds(collection): Promise<ChangeBounds> {
       // So that a feed starting at `last` is sent nothing that committed before it started.
       await guard(driver.numberChanges?.() ?? Promise.resolve());
@@ -119,4 +104,18 @@ export function sqlChangeLog(driver: SqlDriver, guard: Guard): ChangeLog {
     },
     watch: (wake) => driver.watchChanges(wake),
   };
+}
+
+function decode(row: Record<string, unknown>): Change {
+  const kind = String(row.kind);
+  if (!KINDS.has(kind)) throw new Error(`the change log holds an unknown kind "${kind}"`);
+  const record: StoredRecord = {
+    id: Number(row.id),
+    data: String(row.data),
+    version: Number(row.version),
+    createdAt: String(row.createdAt),
+    updatedAt: String(row.updatedAt),
+  };
+  const previous = row.previous === null || row.previous === undefined ? undefined : String(row.previous);
+  return { seq: Number(row.seq), kind: kind as Change['kind'], record, ...(previous !== undefined && { previous }) };
 }

@@ -28,6 +28,11 @@ export interface SqlDriver {
    * SQL, which costs the database a second pass over the page.
    */
   readonly stopsAtBytes: boolean;
+  /**
+   * Runs the change feeds' read of what just committed, on connections of their own where
+   * the driver pools them, so that it never waits behind requests; without it, `read`.
+   */
+  readChanges?(statement: Sql): Promise<Result>;
   /** Runs one write; resolves once it is durable. */
   write(statement: Sql): Promise<Result>;
   /**

@@ -51,7 +51,7 @@ class CollectionHub {
         this.again = false;
         this.last ??= (await this.log.bounds(this.collection)).last;
         for (;;) {
-          const changes = await this.log.read(this.collection, this.last);
+          const changes = await this.log.readNew(this.collection, this.last);
           if (changes.length === 0) break;
           this.last = (changes.at(-1) as Change).seq;
           for (const subscriber of this.subscribers) subscriber.offer(changes);
