@@ -176,7 +176,9 @@ for (const kind of STORE_KINDS) {
         // Numbering it and reading it for the feed take connections of their own.
         const [event] = await Promise.race([
           feed.take(1),
-          sleep(60_000).then(() => assert.fail('no event while the pooled connection was busy')),
+          sleep(60_000, undefined, { ref: false }).then(() =>
+            assert.fail('no event while the pooled connection was busy'),
+          ),
         ]);
         assert.equal(record(event as StreamEvent).name, 'while busy');
         assert.equal(await lockWaiters(writer), 1, 'the read still waits on the lock');
@@ -425,10 +427,10 @@ function canonical(text: string): string {
   return JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
 }
 
-/** How many statements on `client`'s database are waiting for a lock. */
+/** How many statements on `client`'s database wait for a table's lock (not an advisory one, as the sequencers take). */
 async function lockWaiters(client: pg.Client): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'relation'`,
   );
   return rows[0]?.n ?? 0;
 }
