@@ -20,6 +20,7 @@ import { buildApp } from '../src/http/app.js';
 import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { openEventStream, type StreamEvent } from './helpers/event-stream.js';
+import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { type RunningServer, startServer, waitForWorkers } from './helpers/server.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -34,6 +35,7 @@ for (const kind of STORE_KINDS) {
     let app: FastifyInstance;
     let origin = '';
     let config: Config;
+    const checked: { contract?: ContractRecorder } = {};
 
     before(async () => {
       db = await kind.create();
@@ -45,7 +47,9 @@ for (const kind of STORE_KINDS) {
         eventsHeartbeatSeconds: 1,
       });
       app = await buildApp({ config, store, logStream: false });
+      checked.contract = checkAgainstDocument(app);
       origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      await checked.contract.load();
     });
     after(async () => {
       await app?.close();
@@ -343,6 +347,8 @@ for (const kind of STORE_KINDS) {
         assert.match(String(refused.headers.get('content-type')), /problem\+json/);
       }
     });
+
+    itKeptTheDocument(checked);
   });
 
   // PostgreSQL scales out as instances on one database; SQLite as workers on one file.

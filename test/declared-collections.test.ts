@@ -17,6 +17,7 @@ import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create } from './helpers/app.js';
 import { cli } from './helpers/cli.js';
 import { DECLARED_SCHEMAS } from './helpers/contract-collections.js';
+import { checkAgainstDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 /** A schema folder holding the declared fixture (boxes) and, when asked, a crates collection. */
@@ -61,7 +62,10 @@ for (const kind of STORE_KINDS) {
         config: defaultConfig({ databaseUrl: db.url, schemas: schemaFolder({ crates: true }) }),
         logStream: false,
       });
+      const contract = checkAgainstDocument(app);
       try {
+        await app.ready();
+        await contract.load();
         const index = body<{ collections: Record<string, { create: string }> }>(await app.inject({ url: '/' }));
         assert.deepEqual(Object.keys(index.collections), ['boxes', 'crates']);
         assert.equal(index.collections.crates?.create, '/crate/', 'the plural less its s');
@@ -80,6 +84,11 @@ for (const kind of STORE_KINDS) {
           assert.ok(paths.includes(path), `${path} in ${paths.join(' ')}`);
         }
         assert.ok(!paths.some((path) => path.startsWith('/user')), 'no users in the docs');
+        assert.deepEqual(contract.violations, [], 'every exchange as the document says');
+        assert.ok(
+          contract.matched.some((exchange) => exchange.startsWith('createCrate ')),
+          contract.matched.join(', '),
+        );
       } finally {
         await app.close();
         await db.drop();
