@@ -14,7 +14,7 @@ for (const kind of STORE_KINDS) {
     let store: Store;
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, ['things', 'fresh']);
+      store = await openStore(db.url, ['things', 'fresh', 'many']);
     });
     after(async () => {
       await store.close();
@@ -36,6 +36,19 @@ for (const kind of STORE_KINDS) {
         before,
         'nothing of the failed batch was written',
       );
+    });
+
+    it('reads any number of ids at once, those that exist', async () => {
+      const many = store.collection('many');
+      const made = await many.createMany(Array.from({ length: 2500 }, (_, i) => JSON.stringify({ i })));
+      const ids = made.map((record) => record.id);
+      const asked = [...ids, ...ids.map((id) => id + 100_000)].reverse();
+      const found = await many.getMany(asked);
+      assert.deepEqual(
+        found.map((record) => record.id).sort((a, b) => a - b),
+        ids,
+      );
+      assert.deepEqual(await many.getMany([]), []);
     });
 
     it('restores records exactly, then numbers new ones above them', async () => {

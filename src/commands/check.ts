@@ -12,7 +12,7 @@ import { checkLimits } from '../core/record-rules.js';
 import { heldIds, type Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
-import { type Collection, MAX_MANY, type Position, type Store, type StoredRecord } from '../store/store.js';
+import type { Collection, Position, Store, StoredRecord } from '../store/store.js';
 import type { CommandContext } from './command.js';
 
 /** Records read at a time: at most 100 MiB of them with records of up to 1 MiB. */
@@ -94,10 +94,7 @@ async function danglingIn(page: readonly StoredRecord[], reference: Reference, t
     heldIds(JSON.parse(record.data), reference).map((h) => ({ ...h, record: record.id })),
   );
   const ids = [...new Set(held.map((h) => h.id).filter((id) => id > 0))];
-  const found = new Set<number>();
-  for (let at = 0; at < ids.length; at += MAX_MANY) {
-    for (const record of await target.getMany(ids.slice(at, at + MAX_MANY))) found.add(record.id);
-  }
+  const found = new Set((await target.getMany(ids)).map((record) => record.id));
   return held
     .filter((h) => !found.has(h.id))
     .map((h) => `${h.record} ${h.pointer}: names no record of ${reference.target} (id ${h.id})`);

@@ -10,7 +10,7 @@ import type { ListedRecord, ListQuery } from './list-query-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
-/** The most ids one {@link Collection.getMany} reads. */
+/** The most ids one statement of {@link Collection.getMany} reads. */
 export const MAX_MANY = 1000;
 
 /** A record as stored: the client's fields as JSON object text, plus the system fields. */
@@ -73,7 +73,7 @@ export interface Collection {
   /** How many records the query's filters and search match (its paging aside). */
   count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;
-  /** The records of these ids that exist, in one statement (at most {@link MAX_MANY} ids). */
+  /** The records of these ids that exist, in one statement per {@link MAX_MANY} ids. */
   getMany(ids: readonly number[]): Promise<StoredRecord[]>;
   /**
    * Stores a new record; resolves once it is durable. With `idempotency`, the claim is

@@ -7,14 +7,7 @@
  */
 import { heldIds, type Reference } from '../../core/references.js';
 import type { UniqueField } from '../../core/unique-field.js';
-import {
-  type Collection,
-  type Condition,
-  type JsonScalar,
-  MAX_IN_VALUES,
-  MAX_MANY,
-  type StoredRecord,
-} from '../../store/store.js';
+import { type Collection, type Condition, type JsonScalar, MAX_IN_VALUES } from '../../store/store.js';
 import type { Pending } from './record-line.js';
 
 /** Lines checked against the database at once. */
@@ -88,7 +81,7 @@ export class DryRun {
     const round = this.#round;
     this.#round = [];
     const ids = round.flatMap((p) => (p.kept ? [p.kept.id] : []));
-    for (const taken of await existingIds(this.collection, ids)) {
+    for (const taken of await this.collection.getMany(ids)) {
       const line = round.find((p) => p.kept?.id === taken.id)?.line ?? 0;
       this.report({ line, message: `id ${taken.id} is already taken (use --new-ids to renumber)` });
     }
@@ -116,7 +109,7 @@ export class DryRun {
   async #resolve(round: readonly Pending[], { reference, target }: CheckedReference): Promise<void> {
     const held = round.flatMap((pending) => heldIds(pending.fields, reference).map((at) => ({ ...at, pending })));
     const ids = [...new Set(held.map((at) => at.id).filter((id) => id > 0))];
-    const found = new Set((await existingIds(target, ids)).map((r) => r.id));
+    const found = new Set((await target.getMany(ids)).map((r) => r.id));
     const inFile = reference.target === reference.collection ? this.#ids : new Map<number, number>();
     for (const { id, pointer, pending } of held) {
       if (found.has(id) || inFile.has(id)) continue;
@@ -165,13 +158,4 @@ function valueAt(fields: Record<string, unknown>, field: UniqueField): string | 
 function keyOf(value: string | number, field: UniqueField): string {
   if (typeof value === 'number') return `n${value}`;
   return `s${field.ignoreCase ? value.replace(/[A-Z]/g, (c) => c.toLowerCase()) : value}`;
-}
-
-/** The records of `collection` that have these ids, read {@link MAX_MANY} at a time. */
-async function existingIds(collection: Collection, ids: readonly number[]): Promise<StoredRecord[]> {
-  const found: StoredRecord[] = [];
-  for (let start = 0; start < ids.length; start += MAX_MANY) {
-    found.push(...(await collection.getMany(ids.slice(start, start + MAX_MANY))));
-  }
-  return found;
 }

@@ -12,7 +12,6 @@ import { listenForChanges } from './notifications.js';
 import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialectFor } from './postgres-dialect.js';
 import { isUnavailable, postgresFault } from './postgres-faults.js';
 import { postgresSchema } from './postgres-schema.js';
-import { readinessProbe } from './readiness-probe.js';
 
 /** int8 (ids) as a JS number: ids stay below 2^53, and the API shows them as numbers. */
 const INT8_OID = 20;
@@ -45,7 +44,10 @@ export async function openPostgres(
   // was most of the time from a commit to its event (bench/README.md).
   const sequencerPool = openPool(connection, 1, 'restock sequencer');
   const feedPool = openPool(connection, 2, 'restock feeds');
-  const pools = [pool, sequencerPool, feedPool];
+  // Readiness asks on a connection of its own too, so that it never queues behind requests
+  // holding every pooled one (a load balancer would take a busy instance for a dead one).
+  const readinessPool = openPool(connection, 1, 'restock readiness');
+  const pools = [pool, sequencerPool, feedPool, readinessPool];
   let icu: boolean;
   try {
     icu = await inspect(pool, pools);
@@ -54,7 +56,6 @@ export async function openPostgres(
     if (!isUnavailable(error)) throw error;
     throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
   }
-  const probe = readinessProbe(url, options);
   const query = async (client: pg.Pool | pg.PoolClient, { text, values, name }: Sql): Promise<Result> => {
     const result = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
     return { rows: result.rows, changes: result.rowCount ?? 0 };
@@ -95,10 +96,11 @@ export async function openPostgres(
     fault: postgresFault,
     watchChanges: (wake) => listenForChanges(url, wake),
     numberChanges: () => sequencer.settle(),
-    ping: () => probe.ping(),
+    ping: async () => {
+      await readinessPool.query('SELECT 1');
+    },
     async close() {
       await sequencer.close();
-      await probe.close();
       await Promise.all(pools.filter((each) => !each.ended).map((each) => each.end()));
     },
   };

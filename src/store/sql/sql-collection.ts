@@ -8,6 +8,7 @@ import { mergedFields, versionMatches } from '../merge-patch.js';
 import {
   type Collection,
   IdempotencyConflictError,
+  MAX_MANY,
   PreconditionFailedError,
   type StoredRecord,
   type WriteConditions,
@@ -117,8 +118,12 @@ export function sqlCollection(
       return records(await guard(driver.read(sql.get({ id }), false)))[0];
     },
     async getMany(ids) {
-      if (ids.length === 0) return [];
-      return records(await guard(driver.read(sql.getMany({ ids: dialect.intList(ids) }), false)));
+      const found: StoredRecord[] = [];
+      for (let at = 0; at < ids.length; at += MAX_MANY) {
+        const some = dialect.intList(ids.slice(at, at + MAX_MANY));
+        found.push(...records(await guard(driver.read(sql.getMany({ ids: some }), false))));
+      }
+      return found;
     },
     async create(data, idempotency) {
       const insert = sql.insert({ data, now: isoNow() });

@@ -90,7 +90,7 @@ export async function expand(
       if (ids.length > MAX_EXPANDED_IDS) {
         throw invalid(`${reference.name} names more than ${MAX_EXPANDED_IDS} records on this page: ask for fewer`);
       }
-      const targets = await readMany(source.collection(reference.target), ids);
+      const targets = await source.collection(reference.target).getMany(ids);
       const inner = nested.length > 0 ? await expand(targets, nested, source, maxBytes) : undefined;
       if (inner && inner.bytes.reduce((a, b) => a + b, 0) > maxBytes) throw tooLarge(maxBytes);
       const rendered = new Map(
@@ -161,13 +161,6 @@ export async function expandPage(page: Page, expansions: readonly Expansion[], s
 
 /** The bytes `,"expand":` adds to a record. */
 const EXPAND_MEMBER_BYTES = 10;
-
-async function readMany(collection: Collection, ids: readonly number[]): Promise<StoredRecord[]> {
-  const found: StoredRecord[] = [];
-  for (let at = 0; at < ids.length; at += MAX_MANY)
-    found.push(...(await collection.getMany(ids.slice(at, at + MAX_MANY))));
-  return found;
-}
 
 function invalid(why: string): HttpProblem {
   return new HttpProblem('invalid-query', `The query parameter expand is invalid: ${why}.`, {
