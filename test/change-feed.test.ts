@@ -259,7 +259,7 @@ for (const kind of STORE_KINDS) {
       // Over a Unix socket, whose kernel buffer is a fixed 200 kB or so (loopback TCP's grows
       // to many MB), so that what the client leaves unread waits in the server.
       const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
-      const local = await buildApp({ config, store, logStream: false });
+      const local = await buildApp({ config: { ...config, eventsHeartbeatSeconds: 0.05 }, store, logStream: false });
       await local.listen({ path });
       try {
         const socket = connect(path);
@@ -270,13 +270,13 @@ for (const kind of STORE_KINDS) {
         // would cut the client off by itself.
         const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
         assert.equal((await send('POST', '/product/', { name: 'stall', big })).status, 201);
-        // Heartbeats are 1 s apart here: the cut comes 2 to 3 s after the event. A paused
-        // socket does not see its end, so the server's count tells.
+        // Heartbeats are 50 ms apart here: the cut comes 100 to 150 ms after the event. A
+        // paused socket does not see its end, so the server's count tells.
         const cut = 'restock_change_feed_cuts_total{collection="products",reason="stall"} 1';
         const metrics = async () => (await local.inject({ url: '/metrics' })).body;
         assert.match(await metrics(), /restock_change_feeds_open\{collection="products"\} 1\n/);
         const counted = async () => (await metrics()).includes(cut);
-        for (let i = 0; i < 300 && !(await counted()); i++) await sleep(100);
+        for (let i = 0; i < 3000 && !(await counted()); i++) await sleep(10);
         assert.ok(await counted(), 'the feed was not cut off');
         assert.doesNotMatch(await metrics(), /restock_change_feeds_open\{collection="products"\} [1-9]/);
         let received = 0;

@@ -17,7 +17,7 @@ import { VERSION } from '../src/core/version.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store, StoredRecord } from '../src/store/store.js';
 import { cli } from './helpers/cli.js';
-import { runCommand as runProcess } from './helpers/server.js';
+import { runCommand as runProcess, SERVER_ENTRY } from './helpers/server.js';
 import { POSTGRES_AVAILABLE, postgresKind, STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -509,7 +509,7 @@ describe('the restock process', () => {
     try {
       writeFileSync(file, ndjson(Array.from({ length: 3000 }, (_, i) => ({ i }))));
       // util-linux `script` runs the command on a pseudo-terminal, as a person's shell would.
-      const command = `${process.execPath} --import tsx src/server.ts import ${file} -c users --batch-size 100`;
+      const command = `${process.execPath} ${SERVER_ENTRY} import ${file} -c users --batch-size 100`;
       const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: db.url },

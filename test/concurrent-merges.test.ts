@@ -95,6 +95,6 @@ async function retrying(send: () => Promise<Response>, onRefused: () => void = (
     if (response.status !== 503 || !response.headers.get('retry-after') || attempt === 20) return response;
     await response.arrayBuffer();
     onRefused();
-    await sleep(100 + Math.random() * 200);
+    await sleep(20 + Math.random() * 80);
   }
 }

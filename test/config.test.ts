@@ -60,6 +60,18 @@ describe('configuration', () => {
     assert.throws(() => loadConfig([], { MAX_DEPTH: '0' }), /MAX_DEPTH/);
   });
 
+  it('takes a fraction of a second where a setting counts seconds, and refuses what is no number', () => {
+    assert.equal(loadConfig([], { EVENTS_HEARTBEAT_SECONDS: '0.05' }).config.eventsHeartbeatSeconds, 0.05);
+    assert.equal(loadConfig([], {}).config.eventsHeartbeatSeconds, 15);
+    for (const bad of ['0', '0.001', 'soon', '1e9', ' ']) {
+      assert.throws(
+        () => loadConfig([], { EVENTS_HEARTBEAT_SECONDS: bad }),
+        /EVENTS_HEARTBEAT_SECONDS must be a number of seconds from 0\.01 to 3600/,
+        bad,
+      );
+    }
+  });
+
   it('lists every setting in --help and in docs/configuration.md', () => {
     const document = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
     const rows = document

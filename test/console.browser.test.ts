@@ -837,9 +837,13 @@ describe('the console and the reference page in Chromium', () => {
 
   it('keeps the editor on what the user turned to while a create is still under way', async () => {
     await openConsole('products');
-    // The create reaches the real server, a second late: time to press New record meanwhile.
+    // The create reaches the real server only once the user has turned to a new record.
+    let turned = () => {};
+    const hasTurned = new Promise<void>((resolve) => {
+      turned = resolve;
+    });
     await page.route(`${server.url}/product/`, async (route) => {
-      await sleep(1000);
+      await hasTurned;
       await route.continue();
     });
     try {
@@ -850,6 +854,7 @@ describe('the console and the reference page in Chromium', () => {
       assert.ok(await page.locator('#busy').isVisible(), 'and the indicator shows');
       await page.getByRole('button', { name: 'New record', exact: true }).click();
       await page.locator('#record-json').fill('{"name": "typed meanwhile"}');
+      turned();
       const body = (await (await created).json()) as { id: number };
       await page
         .locator('#list-status')

@@ -3,15 +3,11 @@
  * the console's files are served from the package, by the compiled server too.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { body, useApp } from './helpers/app.js';
 import { startServer } from './helpers/server.js';
 import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
 for (const kind of STORE_KINDS) {
@@ -69,9 +65,8 @@ for (const kind of STORE_KINDS) {
 
 describe('the compiled server', () => {
   it('finds the console and the reference page when run from dist/, as npm start does', async () => {
-    await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT });
     const db = await sqliteKind.create();
-    const server = await startServer({ DATABASE_URL: db.url }, [], { compiled: true });
+    const server = await startServer({ DATABASE_URL: db.url });
     try {
       const page = await fetch(`${server.url}/`, { headers: { accept: BROWSER_ACCEPT } });
       assert.match(await page.text(), /restock console/);

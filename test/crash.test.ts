@@ -282,10 +282,10 @@ for (const kind of STORE_KINDS) {
           }
           const started = Date.now();
           const clients = Array.from({ length: CLIENTS }, (_, i) => client(server, ledger, context, i));
-          await sleep(150 + Math.floor(Math.random() * 550));
-          // A round whose kill came before any acknowledged write would check nothing: a slow
-          // start (a loaded machine) delays the kill rather than making the round vacuous.
-          while (context.acknowledged === 0 && Date.now() - started < 10_000) await sleep(10);
+          // The kill lands after a random number of acknowledged writes (never none: a round
+          // whose kill came first would check nothing), with others in flight.
+          const before = 1 + Math.floor(Math.random() * 100);
+          while (context.acknowledged < before || context.inFlight === 0) await sleep(5);
           // Taken just before SIGKILL leaves (stop sends it before its first await).
           const kill: Kill = {
             after: Date.now() - started,

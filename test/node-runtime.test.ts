@@ -93,7 +93,7 @@ describe('the SQLite library', () => {
           assert.equal((await fetch(`${server.url}/users/${query}`)).status, 200, query);
         }
         // Idle time, when the collector finalizes what the requests left behind.
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(server.process.exitCode, null, 'the server still runs');
       assert.equal(await server.stop(), 0);

@@ -7,10 +7,9 @@
  * Nothing here measures time: each test asserts which answers come first, or what comes back.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import pg from 'pg';
-import { openConnection } from '../src/store/sqlite/connection.js';
+import { after, describe, it } from 'node:test';
 import Database from '../src/store/sqlite/sqlite-library.js';
+import { insertRecords } from './helpers/seed.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase, type TestStoreKind } from './helpers/stores.js';
 
@@ -21,37 +20,37 @@ const PRODUCTS = 100_000;
  */
 const NOWHERE = '/products/?q=zq';
 
-/** Adds PRODUCTS products of about 1 KB each straight into the database (the server made the table). */
-async function seed(kind: TestStoreKind['name'], database: TestDatabase): Promise<void> {
-  if (kind === 'sqlite') {
-    // restock's own connection: the search index's triggers call its functions.
-    const db = openConnection(database.url.slice('sqlite:'.length), ['users', 'products']);
-    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${PRODUCTS})
-      INSERT INTO products (data, created_at, updated_at)
-      SELECT json_object('name', 'product ' || i, 'note', printf('%.1000c', 'x')), '2026-01-01T00:00:00.000Z',
-             '2026-01-01T00:00:00.000Z' FROM n`);
-    db.close();
-    return;
-  }
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  await client.query(`INSERT INTO products (data)
-    SELECT jsonb_build_object('name', 'product ' || i, 'note', repeat('x', 1000)) FROM generate_series(1, ${PRODUCTS}) i`);
-  await client.query('ANALYZE products');
-  await client.end();
-}
-
-/** A server on a fresh database of `kind` holding one user and PRODUCTS products. */
-async function seeded(kind: TestStoreKind, env: Record<string, string>) {
+/**
+ * A database of `kind` holding one user and PRODUCTS products, made once for the file: the
+ * server makes the tables and the user, then the products go in straight.
+ */
+async function seededDatabase(kind: TestStoreKind): Promise<TestDatabase> {
   const database = await kind.create();
-  const server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', ...env });
+  const server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0' });
   const made = await fetch(`${server.url}/user/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{"name":"Ada"}',
   });
   assert.equal(made.status, 201);
-  await seed(kind.name, database);
+  assert.equal(await server.stop(), 0);
+  await insertRecords(kind.name, database, 'products', PRODUCTS, {
+    sqlite: `json_object('name', 'product ' || i, 'note', printf('%.1000c', 'x'))`,
+    postgres: `jsonb_build_object('name', 'product ' || i, 'note', repeat('x', 1000))`,
+  });
+  return database;
+}
+
+const seededDatabases = new Map<TestStoreKind, Promise<TestDatabase>>();
+after(async () => {
+  for (const database of seededDatabases.values()) await (await database).drop();
+});
+
+/** A server on a copy of the seeded database of `kind`. */
+async function seeded(kind: TestStoreKind, env: Record<string, string>) {
+  if (!seededDatabases.has(kind)) seededDatabases.set(kind, seededDatabase(kind));
+  const database = await ((await seededDatabases.get(kind)) as TestDatabase).copy();
+  const server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', ...env });
   return {
     server,
     async close() {

@@ -19,6 +19,17 @@ export const integer =
     return value;
   };
 
+/** A number of seconds, fractions allowed (`0.05`), so that tests can make a timer short. */
+export const seconds =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+      throw new ConfigError(`${name} must be a number of seconds from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+
 export const text: Parser<string> = (raw) => raw;
 
 export const yesNo: Parser<boolean> = (raw, name) => {

@@ -12,6 +12,7 @@ import {
   oneOf,
   publicUrl,
   redisUrl,
+  seconds,
   text,
   trustedProxies,
   yesNo,
@@ -83,9 +84,9 @@ export const SETTINGS = {
   },
   eventsHeartbeatSeconds: {
     default: '15',
-    parse: integer(1, 3600),
+    parse: seconds(0.01, 3600),
     group: 'server',
-    help: 'seconds between the comments a change feed sends while quiet, so that proxies keep it open',
+    help: 'seconds between the comments a change feed sends while quiet, so that proxies keep it open (fractions allowed); a client that leaves what it was sent unread for two of them is cut off',
   },
   logLevel: {
     default: 'info',

@@ -1,12 +1,19 @@
 /**
- * Runs restock as a real child process, the way an operator does, and talks to it over
- * real HTTP.
+ * Runs restock as a real child process, the way an operator does (`npm start` runs
+ * dist/server.js), and talks to it over real HTTP.
+ *
+ * The processes run the compiled server: through tsx each start cost a second more CPU,
+ * and the suite starts hundreds. `npm test` compiles dist/ before any test file runs; a
+ * file run alone compiles it here when src/ is newer (scripts/build-if-stale.mjs).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import '../../scripts/build-if-stale.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The server's entry point, as `npm start` runs it. */
+export const SERVER_ENTRY = 'dist/server.js';
 
 export interface RunningServer {
   process: ChildProcess;
@@ -18,17 +25,15 @@ export interface RunningServer {
 }
 
 /**
- * Starts `src/server.ts` (or, `compiled`, `dist/server.js` as `npm start` runs it; or
- * `command`, such as an installed `restock`, in `cwd`) on an ephemeral port and resolves once
- * it listens.
+ * Starts the server (or `command`, such as an installed `restock`, in `cwd`) on an ephemeral
+ * port and resolves once it listens.
  */
 export async function startServer(
   env: Record<string, string>,
   args: string[] = [],
-  { compiled = false, command, cwd = ROOT }: { compiled?: boolean; command?: string; cwd?: string } = {},
+  { command, cwd = ROOT }: { command?: string; cwd?: string } = {},
 ): Promise<RunningServer> {
-  const entry = compiled ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
-  const child = spawn(command ?? process.execPath, command ? args : [...entry, ...args], {
+  const child = spawn(command ?? process.execPath, command ? args : [SERVER_ENTRY, ...args], {
     cwd,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,9 +78,9 @@ export async function waitForWorkers(server: RunningServer, count: number): Prom
   if (listening() < count) throw new Error(`only ${listening()} of ${count} workers listen`);
 }
 
-/** Runs `src/server.ts` with `args` to completion (given `stdin`) and returns what it printed. */
+/** Runs the command line with `args` to completion (given `stdin`) and returns what it printed. */
 export async function runCommand(args: string[], env: Record<string, string> = {}, stdin?: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+  const child = spawn(process.execPath, [SERVER_ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

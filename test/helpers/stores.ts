@@ -7,13 +7,18 @@
  * `RESTOCK_REQUIRE_POSTGRES=1` (as CI sets it), which turns that into a failure.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
 export interface TestDatabase {
   url: string;
+  /**
+   * A new database holding what this one holds, for a suite that fills one database once
+   * and gives each test its own copy. Nothing may have this one open meanwhile.
+   */
+  copy(): Promise<TestDatabase>;
   drop(): Promise<void>;
 }
 
@@ -22,16 +27,28 @@ export interface TestStoreKind {
   create(): Promise<TestDatabase>;
 }
 
+/** A SQLite database file in a folder of its own, made from `source`'s files when given. */
+function sqliteDatabase(source?: string): TestDatabase {
+  const dir = mkdtempSync(join(tmpdir(), 'restock-test-'));
+  const file = join(dir, 'restock.db');
+  for (const suffix of ['', '-wal']) {
+    if (source && existsSync(source + suffix)) copyFileSync(source + suffix, file + suffix);
+  }
+  return {
+    url: `sqlite:${file}`,
+    async copy() {
+      return sqliteDatabase(file);
+    },
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export const sqliteKind: TestStoreKind = {
   name: 'sqlite',
   async create() {
-    const dir = mkdtempSync(join(tmpdir(), 'restock-test-'));
-    return {
-      url: `sqlite:${join(dir, 'restock.db')}`,
-      async drop() {
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return sqliteDatabase();
   },
 };
 
@@ -56,18 +73,22 @@ export function postgresUrl(name: string): string {
   return url.href;
 }
 
+/** A new PostgreSQL database, a copy of `template` when given (CREATE DATABASE copies its files). */
+async function postgresDatabase(template?: string): Promise<TestDatabase> {
+  const name = `restock_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await postgresAdmin(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  return {
+    url: postgresUrl(name),
+    copy: () => postgresDatabase(name),
+    async drop() {
+      await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 export const postgresKind: TestStoreKind = {
   name: 'postgres',
-  async create() {
-    const name = `restock_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await postgresAdmin(`CREATE DATABASE ${name}`);
-    return {
-      url: postgresUrl(name),
-      async drop() {
-        await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      },
-    };
-  },
+  create: () => postgresDatabase(),
 };
 
 async function postgresAnswers(): Promise<boolean> {
