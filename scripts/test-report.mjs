@@ -3,7 +3,7 @@
 // `npm test` writes it to test-report.jsonl beside the spec and JUnit reports, because
 // Node.js 20 and 22 leave the file out of their JUnit output; scripts/test-results.mjs reads it
 // (`npm run test:times`, and the failure summary CI prints last).
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 
 const ROOT = process.cwd();
 
@@ -19,11 +19,23 @@ function failedLine(stack, file) {
   return undefined;
 }
 
+/** From what a crashed file printed on stderr, the error and the line after it (its place). */
+function crashMessage(stderr) {
+  const lines = stderr.join('').split('\n');
+  const at = lines.findIndex((line) => /^\w*(Error|Exception)\b/.test(line));
+  const picked = at === -1 ? lines.filter(Boolean).slice(-5) : lines.slice(at, at + 2);
+  return picked.join('\n');
+}
+
 /** What a failure says: the assertion's own message rather than node:test's wrapper of it. */
-function failure(error, file) {
+function failure(error, file, stderr) {
   if (!error) return undefined;
   const cause = error.cause && typeof error.cause === 'object' ? error.cause : undefined;
-  const message = String(cause?.message ?? error.message ?? error);
+  // A file whose process failed outside any test: node:test says only "test failed".
+  const crashed = error.exitCode !== undefined && error.exitCode !== null;
+  const message = crashed
+    ? `the test file's process exited with ${error.exitCode}: ${crashMessage(stderr)}`
+    : String(cause?.message ?? error.message ?? error);
   return {
     kind: error.failureType,
     message,
@@ -34,18 +46,28 @@ function failure(error, file) {
 export default async function* testReport(source) {
   /** Per file, the names of the tests under way at each depth: a test's full name is its path. */
   const open = new Map();
+  /** Per file, the last lines its process wrote to stderr, for a file that crashes. */
+  const stderr = new Map();
   for await (const event of source) {
     const { data } = event;
+    // Node.js 24 names some events' file relative to the working folder, others in full.
+    const key = data?.file && resolve(data.file);
+    if (event.type === 'test:stderr') {
+      const lines = stderr.get(key) ?? [];
+      lines.push(data.message);
+      stderr.set(key, lines.slice(-40));
+      continue;
+    }
     if (event.type === 'test:start') {
-      const names = open.get(data.file) ?? [];
+      const names = open.get(key) ?? [];
       names.length = data.nesting;
       names.push(data.name);
-      open.set(data.file, names);
+      open.set(key, names);
       continue;
     }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    const path = (open.get(data.file) ?? []).slice(0, data.nesting);
-    const file = data.file ? relative(ROOT, data.file) : undefined;
+    const path = (open.get(key) ?? []).slice(0, data.nesting);
+    const file = key ? relative(ROOT, key) : undefined;
     yield `${JSON.stringify({
       file,
       name: [...path, data.name].join(' › '),
@@ -56,7 +78,7 @@ export default async function* testReport(source) {
       skipped: Boolean(data.skip || data.todo),
       node: process.version,
       declaredAt: data.line,
-      failure: event.type === 'test:fail' ? failure(data.details?.error, data.file) : undefined,
+      failure: event.type === 'test:fail' ? failure(data.details?.error, key, stderr.get(key) ?? []) : undefined,
     })}\n`;
   }
 }

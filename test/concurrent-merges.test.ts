@@ -71,8 +71,10 @@ for (const kind of STORE_KINDS) {
           assert.equal(response.headers.get('etag'), `"${id}-${1 + MERGES / RECORDS}"`);
         }
       } finally {
-        for (const server of servers) assert.equal(await server.stop(), 0);
+        const exits = [];
+        for (const server of servers) exits.push(await server.stop());
         await db.drop();
+        assert.deepEqual(exits, [0, 0], 'both processes stop cleanly');
       }
       // Counted once the processes have exited, when their logs are complete.
       const served = servers.map((s) => s.output.filter((line) => line.includes('"request completed"')).length);
@@ -88,11 +90,11 @@ for (const kind of STORE_KINDS) {
   });
 }
 
-/** Sends a request again while it is refused with 503 and Retry-After (a shorter wait than asked, and at most 20 times). */
+/** Sends a request again while it is refused with 503 and Retry-After (a shorter wait than asked, and at most 100 times). */
 async function retrying(send: () => Promise<Response>, onRefused: () => void = () => {}): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const response = await send();
-    if (response.status !== 503 || !response.headers.get('retry-after') || attempt === 20) return response;
+    if (response.status !== 503 || !response.headers.get('retry-after') || attempt === 100) return response;
     await response.arrayBuffer();
     onRefused();
     await sleep(20 + Math.random() * 80);

@@ -191,9 +191,9 @@ describe('a write lock another process holds (sqlite)', () => {
     }
   });
 
-  it('fails the write with a 503 problem once it has waited five seconds, and writes again after', async () => {
+  it('fails the write with a 503 problem once it has waited DATABASE_LOCK_TIMEOUT, and writes again after', async () => {
     const database = await sqliteKind.create();
-    const server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0' });
+    const server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', DATABASE_LOCK_TIMEOUT: '100' });
     const other = new Database(database.url.slice('sqlite:'.length));
     const post = () =>
       fetch(`${server.url}/user/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

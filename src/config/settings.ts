@@ -46,6 +46,12 @@ export const SETTINGS = {
     group: 'database',
     help: 'milliseconds a statement may run before it is stopped (`503`); on SQLite, the reads that may take long',
   },
+  databaseLockTimeout: {
+    default: '5000',
+    parse: integer(1, 600_000),
+    group: 'database',
+    help: 'SQLite: milliseconds a write waits for a write lock another process holds (a command, another instance) before answering `503`',
+  },
   workers: {
     default: '1',
     parse: integer(1, 256),

@@ -1,9 +1,6 @@
 import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
 import type { DeclaredCollections } from '../core/collections.js';
-import { openPostgres } from './postgres/postgres-driver.js';
 import { openSqlStore } from './sql/sql-store.js';
-import { openSqliteDriver } from './sqlite/sqlite-driver.js';
-import { sqliteSchema } from './sqlite/sqlite-schema.js';
 import type { Store, StoreOptions } from './store.js';
 
 /** What a store uses when the caller does not say: the settings' defaults, no indexes. */
@@ -28,6 +25,7 @@ export function storeOptionsOf(
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeout,
     statementTimeoutMs: config.databaseStatementTimeout,
+    lockTimeoutMs: config.databaseLockTimeout,
     searchIndex: config.searchIndex,
   };
 }
@@ -41,9 +39,17 @@ export async function openStore(
   collections: readonly string[],
   options: StoreOptions = DEFAULT_STORE_OPTIONS,
 ): Promise<Store> {
+  // Each engine is loaded only when a URL names it: a process needs one of them.
   const path = sqlitePathOf(url);
-  if (path !== undefined) return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
+  if (path !== undefined) {
+    const [{ openSqliteDriver }, { sqliteSchema }] = await Promise.all([
+      import('./sqlite/sqlite-driver.js'),
+      import('./sqlite/sqlite-schema.js'),
+    ]);
+    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
+  }
   if (/^postgres(ql)?:\/\//.test(url)) {
+    const { openPostgres } = await import('./postgres/postgres-driver.js');
     const { driver, schema } = await openPostgres(url, options);
     return openSqlStore(driver, schema, collections, options);
   }

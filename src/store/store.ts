@@ -212,6 +212,8 @@ export interface StoreOptions {
   connectTimeoutMs: number;
   /** How long one statement may run before the database cancels it (a 503). */
   statementTimeoutMs: number;
+  /** SQLite: how long a write waits for another process's write lock before it fails (a 503). Default 5000. */
+  lockTimeoutMs?: number;
   /** Whether `q=` search has a trigram index (kept by every write); without, it reads every record. Default true. */
   searchIndex?: boolean;
 }

@@ -8,12 +8,29 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import '../../scripts/build-if-stale.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The server's entry point, as `npm start` runs it. */
 export const SERVER_ENTRY = 'dist/server.js';
+
+/**
+ * Every process started here that still runs. A test that fails before it stops its servers
+ * would leave them holding this file's process open, and the whole run waiting for it:
+ * once the file's tests are done, whatever is left is killed.
+ */
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function tracked(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
 
 export interface RunningServer {
   process: ChildProcess;
@@ -26,18 +43,22 @@ export interface RunningServer {
 
 /**
  * Starts the server (or `command`, such as an installed `restock`, in `cwd`) on an ephemeral
- * port and resolves once it listens.
+ * port and resolves once it listens. Load shedding is off unless `env` sets
+ * MAX_EVENT_LOOP_DELAY: it answers by how busy the machine is (a test suite beside it, on a
+ * loaded CI machine), and tests where it is the subject turn it on.
  */
 export async function startServer(
   env: Record<string, string>,
   args: string[] = [],
   { command, cwd = ROOT }: { command?: string; cwd?: string } = {},
 ): Promise<RunningServer> {
-  const child = spawn(command ?? process.execPath, command ? args : [SERVER_ENTRY, ...args], {
-    cwd,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = tracked(
+    spawn(command ?? process.execPath, command ? args : [SERVER_ENTRY, ...args], {
+      cwd,
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', MAX_EVENT_LOOP_DELAY: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const output: string[] = [];
   const errors: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => errors.push(chunk.toString()));
@@ -72,19 +93,23 @@ export async function startServer(
 /** Resolves once `count` workers of a `--workers` server listen (startServer returns at the first). */
 export async function waitForWorkers(server: RunningServer, count: number): Promise<void> {
   const listening = () => server.output.filter((line) => line.includes('Server listening')).length;
-  for (let attempt = 0; attempt < 100 && listening() < count; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const stdout = server.process.stdout;
+  while (listening() < count) {
+    if (!stdout || server.process.exitCode !== null) throw new Error(`only ${listening()} of ${count} workers listen`);
+    // startServer's own listener, registered first, has taken the chunk's lines by now.
+    await Promise.race([once(stdout, 'data'), once(server.process, 'exit')]);
   }
-  if (listening() < count) throw new Error(`only ${listening()} of ${count} workers listen`);
 }
 
 /** Runs the command line with `args` to completion (given `stdin`) and returns what it printed. */
 export async function runCommand(args: string[], env: Record<string, string> = {}, stdin?: string) {
-  const child = spawn(process.execPath, [SERVER_ENTRY, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-  });
+  const child = tracked(
+    spawn(process.execPath, [SERVER_ENTRY, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    }),
+  );
   child.stdin?.end(stdin);
   let stdout = '';
   let stderr = '';

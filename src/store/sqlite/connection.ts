@@ -17,7 +17,7 @@ import Database from './sqlite-library.js';
 import { sqliteSchema } from './sqlite-schema.js';
 import { readRows, statementCache } from './statement-cache.js';
 
-/** How long a writer waits for another process's write lock before giving up (ms). */
+/** How long a writer waits for another process's write lock before giving up (ms): DATABASE_LOCK_TIMEOUT's default. */
 export const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
@@ -26,7 +26,7 @@ export function openDatabase(path: string): Db {
   const db = new Database(path);
   // First, so that every later step waits for another process's lock instead of failing.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
+  switchToWal(db);
   // FULL: a commit returns only once the WAL is fsynced, so an acknowledged write survives
   // a power loss, not just a crash of the process.
   db.pragma('synchronous = FULL');
@@ -35,6 +35,25 @@ export function openDatabase(path: string): Db {
   // For the search index's triggers (see search-index.ts).
   db.function(SEARCH_TEXT_FUNCTION, { deterministic: true }, (data) => searchText(String(data)));
   return db;
+}
+
+/**
+ * Puts a new file in WAL mode. Two processes doing so at the same moment (`--workers`, or
+ * instances starting together) can each hold the lock the other needs, and SQLite then
+ * answers SQLITE_BUSY at once, without waiting: so it is tried again, for as long as any
+ * lock is waited for. This runs before the process serves, so a blocking pause is harmless.
+ */
+function switchToWal(db: Db): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.random() * 20);
+    }
+  }
 }
 
 /** Runs statements of the core on `db`, synchronously; a read stops at `maxBytes` of data. */

@@ -19,18 +19,22 @@ import { sqliteFaults } from './sqlite-faults.js';
 /** How often a change feed looks for new changes (the log is read from an index: cheap). */
 const CHANGE_POLL_MS = 20;
 
-export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'statementTimeoutMs'>): SqlDriver {
+export function openSqliteDriver(
+  path: string,
+  options: Pick<StoreOptions, 'statementTimeoutMs' | 'lockTimeoutMs'>,
+): SqlDriver {
+  const lockTimeoutMs = options.lockTimeoutMs ?? BUSY_TIMEOUT_MS;
   const db = openDatabase(path);
   const run = statementRunner(db);
   // A lock another process holds is waited for by group commit between turns of the event
   // loop, never inside a statement on it (locked() alone waits inside, at start).
   db.pragma('busy_timeout = 0');
-  const commits = new GroupCommit(db, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+  const commits = new GroupCommit(db, { busyTimeoutMs: lockTimeoutMs });
   // A database in memory is one connection's alone: its reads stay on the event loop.
   const reads =
     path === ':memory:'
       ? undefined
-      : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: BUSY_TIMEOUT_MS });
+      : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: lockTimeoutMs });
   const pageCount = db.prepare('PRAGMA page_count').pluck();
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
@@ -74,7 +78,7 @@ export function openSqliteDriver(path: string, options: Pick<StoreOptions, 'stat
     write: (statement) => commits.run(() => run(statement)),
     transaction: (work) => commits.run(() => runProgram(work(), run)),
     async locked(work) {
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma(`busy_timeout = ${lockTimeoutMs}`);
       try {
         return runLocked(db, run, work());
       } finally {

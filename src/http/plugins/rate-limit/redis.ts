@@ -4,12 +4,14 @@
  * outage only lifts the limits until it is back, and is logged once each way.
  */
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** Redis was unreachable at start: the process stops with this one line. */
 export class RedisUnavailableError extends Error {}
 
 export async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  // Loaded here, not at start: most processes have no REDIS_URL, and ioredis is 41 modules.
+  const { Redis } = await import('ioredis');
   // No offline queue and one try per command: while Redis is away a request must not wait for it.
   const redis = new Redis(url, {
     lazyConnect: true,
