@@ -3,8 +3,9 @@
  * handful of records through two restock processes on one database. None may be lost,
  * land on the wrong record, or be counted twice.
  *
- * A merge may be refused with 503 and Retry-After (on SQLite, two processes waiting for the
- * write lock hold their event loops, and load shedding answers for them); the client then
+ * A merge may be refused with 503 and Retry-After (on SQLite, a write that waits for the
+ * other process's write lock past DATABASE_LOCK_TIMEOUT; load shedding, which the test
+ * servers run without, would be another); the client then
  * retries, as the contract asks, and the record's version proves that nothing refused was
  * applied and nothing was applied twice.
  */
