@@ -339,4 +339,17 @@ describe('declaring references', () => {
     });
     refuse({ type: 'object', properties: { p: { type: 'integer', 'x-ref': 'products', 'x-on-delete': 'explode' } } });
   });
+  it('refuses set-null on a field whose type does not take null: the nulled record would break its schema', () => {
+    for (const field of [
+      { type: 'integer' },
+      { type: ['integer', 'null'], enum: [1, 2] },
+      { 'x-ref': 'products', anyOf: [{ type: 'integer' }] },
+    ]) {
+      refuse({
+        type: 'object',
+        required: ['ownerId'],
+        properties: { ownerId: { 'x-ref': 'products', 'x-on-delete': 'set-null', ...field } },
+      });
+    }
+  });
 });

@@ -285,9 +285,25 @@ describe('bad schema files', () => {
     refused(folder({ 'users.json': '[]' }), /users\.json is not a JSON Schema object/);
     refused(folder({ 'users.json': '{"x-unique": ["a b"]}' }), /users\.json is not a valid JSON Schema/);
     refused(folder({ 'users.json': '{}', 'users.schema.json': '{}' }), /second schema for users/);
+    refused(
+      folder({ 'users.json': '{"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?=x)"}}}' }),
+      /users\.json is not a valid JSON Schema: the pattern "\^\(\?=x\)" needs more than RE2/,
+    );
     const unreadable = folder({});
     mkdirSync(join(unreadable, 'users.json'));
     refused(unreadable, /users\.json cannot be read/);
+  });
+
+  it('match patterns in time linear in the value: no value a client sends can hold the loop', () => {
+    const dir = folder({
+      'users.json': '{"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a+)+$"}}}',
+    });
+    const users = declareCollections({ schemas: dir, indexes: [] }).schemas.get('users');
+    // JavaScript's own engine takes hours on this (8 s at 28 letters, doubling with each).
+    assert.deepEqual(users?.check({ name: `${'a'.repeat(60)}!` }), [
+      { pointer: '/name', message: 'must match pattern "^(a+)+$"' },
+    ]);
+    assert.deepEqual(users?.check({ name: 'a'.repeat(60) }), []);
   });
 
   it('stop the server from starting, with that line', async () => {

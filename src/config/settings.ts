@@ -5,6 +5,7 @@
  */
 import { apiKeysSetting } from './api-keys.js';
 import { DATABASE_SETTINGS } from './database-settings.js';
+import { EVENTS_SETTINGS } from './events-settings.js';
 import { type NamedSetting, nameSettings } from './names.js';
 import {
   indexes,
@@ -13,7 +14,6 @@ import {
   oneOf,
   publicUrl,
   redisUrl,
-  seconds,
   text,
   trustedProxies,
   yesNo,
@@ -54,18 +54,7 @@ export const SETTINGS = {
     group: 'server',
     help: 'hours an `Idempotency-Key` is remembered (at least 24)',
   },
-  eventsRetentionHours: {
-    default: '24',
-    parse: integer(1, 24 * 365),
-    group: 'server',
-    help: 'hours the change log keeps each change; a feed resumed from an older one starts with a `reset` event',
-  },
-  eventsHeartbeatSeconds: {
-    default: '15',
-    parse: seconds(0.01, 3600),
-    group: 'server',
-    help: 'seconds between the comments a change feed sends while quiet, so that proxies keep it open (fractions allowed); a client that leaves what it was sent unread for two of them is cut off',
-  },
+  ...EVENTS_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
@@ -201,6 +190,12 @@ export const SETTINGS = {
     parse: integer(100, 3_600_000),
     group: 'server',
     help: 'milliseconds a client has to send its whole request, body included (`408` after)',
+  },
+  maxConnections: {
+    default: 'auto',
+    parse: (raw, name) => (raw === 'auto' ? 0 : integer(1, 10_000_000)(raw, name)),
+    group: 'server',
+    help: 'connections open at once; one past it is closed as it arrives. `auto`: the open file limit less 128, which the store, logs and workers keep',
   },
   keepAliveTimeout: {
     default: '72000',

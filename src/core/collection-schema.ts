@@ -17,6 +17,7 @@ import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 import { escapePointer } from './json-pointer.js';
+import { linearRegExp } from './linear-regexp.js';
 import { ON_DELETE, type Reference, referencesOf } from './references.js';
 import type { UniqueField } from './unique-field.js';
 
@@ -62,7 +63,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
   } catch (error) {
     throw new ConfigError(`SCHEMAS: cannot read the folder ${folder} (${(error as Error).message})`);
   }
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  const ajv = new Ajv2020({ allErrors: true, strict: true, code: { regExp: linearRegExp } });
   addFormats.default(ajv);
   useExactMultipleOf(ajv);
   ajv.addKeyword({ keyword: UNIQUE_KEYWORD, metaSchema: UNIQUE_META_SCHEMA });

@@ -49,6 +49,9 @@ export function referencesOf(collection: string, document: unknown, fail: (why: 
       if (onDelete === 'set-null' && path.at(-1) === EACH) {
         throw fail(`${nameOf(path)} is an array of ids: x-on-delete "set-null" cannot apply to it`);
       }
+      if (onDelete === 'set-null' && !acceptsNull(schema)) {
+        throw fail(`${nameOf(path)}: x-on-delete "set-null" writes null there, so its type must include "null"`);
+      }
       found.push({ collection, name: nameOf(path), path, target, onDelete });
       return;
     }
@@ -109,6 +112,18 @@ export function withNulled(record: Record<string, unknown>, reference: Reference
   };
   walk(copy, 0);
   return copy;
+}
+
+/**
+ * Whether a field declares that it may hold null: its `type` names "null", and an `enum` or
+ * `const` it has allows it. Nothing else is looked at (`anyOf` and the like), so a set-null
+ * field says so in its own `type`, and a nulled record always meets its schema.
+ */
+function acceptsNull(schema: Record<string, unknown>): boolean {
+  const { type } = schema;
+  if (type !== 'null' && !(Array.isArray(type) && type.includes('null'))) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
+  return !Object.hasOwn(schema, 'const') || schema.const === null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -55,6 +55,7 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
+  app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
   app.register(plugins.responseHeaders);
   app.register(plugins.requestId);

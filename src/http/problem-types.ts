@@ -129,6 +129,13 @@ export const PROBLEM_TYPES = {
       'This credential (or address, without one) already has as many costly list queries running as it may ' +
       '(filters, searches, sorts without an index, counts); retry once one has finished.',
   },
+  'too-many-feeds': {
+    status: 429,
+    title: 'Too many change feeds',
+    description:
+      'This credential (or address, without one) already has as many change feeds open as it may; ' +
+      'close one, or retry after Retry-After seconds.',
+  },
   'headers-too-large': {
     status: 431,
     title: 'Request headers too large',

@@ -3,6 +3,7 @@
  * it can depend on it (src/http/app.ts registers them in order; Fastify checks it).
  */
 export { accessControl } from './access-control.js';
+export { connectionLimit } from './connection-limit.js';
 export { cors } from './cors/index.js';
 export { jsonBody } from './json-body.js';
 export { loadShedding } from './load-shedding.js';

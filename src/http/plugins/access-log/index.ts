@@ -40,9 +40,28 @@ export function accessLogOptions(
   };
 }
 
-/** A URL without the value of an `access_token` (a change feed's key, see route-policy.ts). */
+/**
+ * A URL without the value of an `access_token` (a change feed's key, see route-policy.ts),
+ * however its name is spelled: the query parser decodes `access%5Ftoken` to the same name.
+ */
 function redacted(url: string): string {
-  return url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const query = url.slice(start + 1);
+  if (!/%|access_token/i.test(query)) return url;
+  const pairs = query.split('&').map((pair) => {
+    const name = pair.split('=', 1)[0] as string;
+    return isTokenName(name) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, start + 1)}${pairs.join('&')}`;
+}
+
+function isTokenName(name: string): boolean {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' ')).toLowerCase() === 'access_token';
+  } catch {
+    return false;
+  }
 }
 
 /** What the access log records of a request: both the wire and the effective method. */

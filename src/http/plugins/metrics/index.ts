@@ -4,7 +4,7 @@
  * histogram; the process's own metrics; and whatever gauges the store reports.
  */
 import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
@@ -15,8 +15,15 @@ import { allWorkersMetrics } from './cluster-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Where plugins registered after this one add metrics of their own. */
-    metricsRegistry: { registry: Registry; prefix: string };
+    /**
+     * Where plugins registered after this one add metrics of their own, and how a reply
+     * that bypasses the hooks (a hijacked one, as a change feed's) is counted.
+     */
+    metricsRegistry: {
+      registry: Registry;
+      prefix: string;
+      countResponse(request: FastifyRequest, reply: FastifyReply): void;
+    };
   }
 }
 
@@ -71,9 +78,13 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
     buckets: options.buckets ?? [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const dropped = new Counter({
+    name: `${prefix}connections_dropped_total`,
+    help: 'Connections closed as they arrived, because MAX_CONNECTIONS were open.',
+    registers: [registry],
+  });
+  app.server.on('drop', () => dropped.inc());
   for (const gauge of store.gauges ?? []) registerStoreGauge(registry, `${prefix}store_`, gauge);
-  // The routes' own metrics (the change feeds') join this registry, under the same prefix.
-  app.decorate('metricsRegistry', { registry, prefix });
   if (cluster.isWorker) {
     // Lets the primary's AggregatorRegistry collect this registry (and starts listening for it).
     AggregatorRegistry.setRegistries([registry]);
@@ -83,7 +94,7 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
   // The counter and histogram of each label set, found once: prom-client hashes the labels
   // on every inc and observe otherwise. Label sets are few (route templates, not paths).
   const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
-  app.addHook('onResponse', (request, reply, done) => {
+  const countResponse = (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const tunnelled = isTunnelled(request.raw) ? 'true' : 'false';
     const key = `${route} ${request.method} ${tunnelled} ${reply.statusCode}`;
@@ -97,8 +108,13 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
     }
     found.count();
     found.time(reply.elapsedTime / 1000);
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    countResponse(request, reply);
     done();
   });
+  // The routes' own metrics (the change feeds') join this registry, under the same prefix.
+  app.decorate('metricsRegistry', { registry, prefix, countResponse });
 
   registerPaths(app, [
     {

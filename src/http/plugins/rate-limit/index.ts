@@ -61,7 +61,9 @@ export const rateLimit = fp<RateLimitOptions>(
 export function rateLimitKey(request: FastifyRequest): string {
   const key = credentialOf(request);
   if (key) return `key:${key.name}`;
+  // A client over a Unix socket has no address: all such share one key.
+  const ip = request.ip as string | undefined;
+  if (!ip) return 'local';
   // An IPv4 address is its own key; only IPv6 needs the plugin's normalizing (a costly regex).
-  const { ip } = request;
   return `ip:${ip.includes(':') ? normalizeIP(ip) : ip}`;
 }

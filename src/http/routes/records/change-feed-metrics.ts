@@ -2,7 +2,7 @@
  * The change feeds on `/metrics`: how many are open, and how many clients were cut off and
  * why, so that an operator sees subscribers falling behind before their users do.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
 
 /** Why a feed cut its client off: it let a MiB wait, it read nothing for two heartbeats, or the log failed. */
@@ -10,6 +10,8 @@ export type CutReason = 'buffer' | 'stall' | 'failure';
 
 export interface ChangeFeedMetrics {
   cut(collection: string, reason: CutReason): void;
+  /** Counts a feed that ended with the other requests (hijacked, it skips the hook that counts them). */
+  answered(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 /** Registers the feeds' metrics; `open` holds the feeds open now, by collection. */
@@ -17,7 +19,7 @@ export function registerChangeFeedMetrics(
   app: FastifyInstance,
   open: () => ReadonlyMap<string, number>,
 ): ChangeFeedMetrics {
-  const { registry, prefix } = app.metricsRegistry;
+  const { registry, prefix, countResponse } = app.metricsRegistry;
   new Gauge({
     name: `${prefix}change_feeds_open`,
     help: 'Change feeds open now, by collection.',
@@ -34,5 +36,5 @@ export function registerChangeFeedMetrics(
     labelNames: ['collection', 'reason'],
     registers: [registry],
   });
-  return { cut: (collection, reason) => cuts.inc({ collection, reason }) };
+  return { cut: (collection, reason) => cuts.inc({ collection, reason }), answered: countResponse };
 }

@@ -5,25 +5,33 @@
  * with nothing missed and nothing doubled; without either the feed starts with the next
  * change. Past what the log keeps (EVENTS_RETENTION_HOURS), a `reset` event comes first. The
  * list's filters apply; an update that takes a record out of them is sent as a `deleted`
- * whose data adds `"reason": "left-filter"`. A client that does not read what it is sent is
+ * of the record as the feed last saw it, adding `"reason": "left-filter"`. A client that does not read what it is sent is
  * disconnected once {@link MAX_BUFFERED_BYTES} wait for it, or once what it was sent has
  * stayed unread for two heartbeats (30 s by default), and resumes from its last id when it
  * reconnects.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Change, ChangeLog, Condition, StoredRecord } from '../../../store/store.js';
+import type { ChangeBounds, ChangeLog } from '../../../store/store.js';
+import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
+import { eventFor } from './change-event.js';
 import type { ChangeFeedMetrics, CutReason } from './change-feed-metrics.js';
 import type { ChangeHubs } from './change-hub.js';
+import type { InFlightGate } from './in-flight-gate.js';
 import { parseListQuery, type RawListQuery, RESERVED } from './list-query.js';
-import { matches } from './record-match.js';
-import { renderRecord } from './record-response.js';
 
 /** The most bytes a feed lets wait unsent before it disconnects the client. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** How long a reconnecting client should wait, sent once at the start (milliseconds). */
 const RETRY_MS = 2000;
+
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-accel-buffering': 'no',
+};
 
 export interface ChangeFeedOptions {
   collection: string;
@@ -33,6 +41,8 @@ export interface ChangeFeedOptions {
   maxFieldNameLength: number;
   /** The feeds open now, each with its collection: ended when the server closes, counted on /metrics. */
   open: Map<() => void, string>;
+  /** The caps on feeds open at once, per client and in all. */
+  gate: InFlightGate;
   metrics: ChangeFeedMetrics;
 }
 
@@ -42,21 +52,31 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
   if (unfit.length > 0) throw invalid(`${unfit.join(', ')} do not apply to a feed: filter by fields`);
   const { query } = parseListQuery({ ...filters, limit: 1 } as RawListQuery, options.maxFieldNameLength);
   const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
-  const bounds = await options.log.bounds(options.collection);
+  if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
+  const giveBack = options.gate.take(rateLimitKey(request));
+  let bounds: ChangeBounds;
+  try {
+    bounds = await options.log.bounds(options.collection);
+  } catch (error) {
+    giveBack();
+    throw error;
+  }
   let position = resumeAt ?? bounds.last;
-  const reset = resumeAt !== undefined && resumeAt < bounds.first - 1;
-  if (reset) position = bounds.first - 1;
+  // Past the log's start, the changes between are gone; past its end (a database restored
+  // from a backup numbers again from an earlier change), the client's later ones never were.
+  const reset = resumeAt !== undefined && (resumeAt < bounds.first - 1 || resumeAt > bounds.last);
+  if (reset) position = Math.min(Math.max(resumeAt, bounds.first - 1), bounds.last);
 
   reply.hijack();
   const socket = reply.raw;
+  // What the hooks set (CORS, the rate limit's, the request id) and what onSend would add.
   socket.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no',
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    ...STREAM_HEADERS,
+    'x-content-type-options': 'nosniff',
     // The connection is the stream's: when the feed ends, so does it (a server closing
     // would otherwise wait for it as an idle keep-alive connection).
     connection: 'close',
-    ...(reply.getHeader('x-request-id') ? { 'x-request-id': String(reply.getHeader('x-request-id')) } : {}),
   });
   socket.write(`retry: ${RETRY_MS}\n\n`);
   if (reset) socket.write(`event: reset\ndata: ${JSON.stringify({ from: position })}\n\n`);
@@ -68,8 +88,10 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
-    unsubscribe();
+    void unsubscribe();
+    giveBack();
     options.open.delete(end);
+    options.metrics.answered(request, reply);
     // A hijacked reply is not in the access log: the feed writes its own line as it ends.
     request.log.info(
       { req: request, res: reply, responseTime: reply.elapsedTime, events: sent, cut },
@@ -89,7 +111,7 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
     else write(': heartbeat\n\n');
   }, options.heartbeatMs);
   heartbeat.unref();
-  const write = (text: string) => {
+  const write = (text: string | Buffer) => {
     if (ended) return;
     socket.write(text);
     if (socket.writableLength > MAX_BUFFERED_BYTES) end('buffer');
@@ -100,7 +122,7 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
       for (const change of changes) {
         if (ended) return;
         this.position = change.seq;
-        const event = query.where.length === 0 ? frame(change) : filtered(change, query.where);
+        const event = eventFor(change, query.where);
         if (event) {
           sent++;
           write(event);
@@ -128,27 +150,6 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
   socket.on('close', () => end());
   // A client that goes away may only half-close its side: the feed ends then too.
   request.raw.socket.once('end', () => end('gone'));
-}
-
-/**
- * The event a filtered feed sends for `change`: the change itself when its record matches;
- * for an update that took the record out of the filter, a `deleted` with the reason
- * `left-filter`; otherwise none.
- */
-function filtered(change: Change, where: readonly Condition[]): string | undefined {
-  if (wanted(change.record, change.record.data, where)) return frame(change);
-  if (change.kind !== 'updated' || change.previous === undefined) return undefined;
-  if (!wanted(change.record, change.previous, where)) return undefined;
-  const record = renderRecord(change.record);
-  return frame({ ...change, kind: 'deleted' }, `${record.slice(0, -1)},"reason":"left-filter"}`);
-}
-
-function wanted(record: StoredRecord, data: string, where: readonly Condition[]): boolean {
-  return matches(record, JSON.parse(data) as Record<string, unknown>, where);
-}
-
-function frame(change: Change, data = renderRecord(change.record)): string {
-  return `id: ${change.seq}\nevent: ${change.kind}\ndata: ${data}\n\n`;
 }
 
 /** A change number from Last-Event-ID or `since`: a non-negative integer, else a 400. */

@@ -5,6 +5,7 @@
  * subscriber behind the hub (resuming, or one whose batch skipped ahead) reads the gap
  * itself, in order, before the batch, waiting for its client between reads.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Change, ChangeLog } from '../../../store/store.js';
 
 export interface Subscriber {
@@ -74,21 +75,31 @@ class CollectionHub {
 class Follower {
   private running = false;
   private missed = false;
+  private stopped = false;
+  /** The work under way (or the last done): what stopping waits for. */
+  private work: Promise<void>;
 
   constructor(
     readonly subscriber: Subscriber,
     private readonly log: ChangeLog,
     private readonly collection: string,
   ) {
-    void this.run(() => this.catchUp(Number.POSITIVE_INFINITY));
+    this.work = this.run(() => this.catchUp(Number.POSITIVE_INFINITY));
+  }
+
+  /** Takes no more and reads no more; resolves once the work under way has ended. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.work;
   }
 
   offer(changes: readonly Change[]): void {
+    if (this.stopped) return;
     if (this.running) {
       this.missed = true;
       return;
     }
-    void this.run(async () => {
+    this.work = this.run(async () => {
       const first = (changes[0] as Change).seq;
       if (first > this.subscriber.position + 1) await this.catchUp(first - 1);
       const fresh = changes.filter((change) => change.seq > this.subscriber.position);
@@ -100,7 +111,7 @@ class Follower {
     this.running = true;
     try {
       await work();
-      while (this.missed) {
+      while (this.missed && !this.stopped) {
         this.missed = false;
         await this.catchUp(Number.POSITIVE_INFINITY);
       }
@@ -113,12 +124,19 @@ class Follower {
 
   /** Reads and hands over the log from the subscriber's position up to `until` (or its end). */
   private async catchUp(until: number): Promise<void> {
-    while (this.subscriber.position < until) {
+    while (!this.stopped && this.subscriber.position < until) {
       await this.subscriber.ready();
-      const changes = await this.log.read(this.collection, this.subscriber.position, CATCH_UP_READ);
+      // SQLite reads synchronously, and a client that keeps up never makes `ready` wait:
+      // a long catch-up gives other requests their turn between reads.
+      await nextTurn();
+      if (this.stopped) return;
+      const from = this.subscriber.position;
+      const changes = await this.log.read(this.collection, from, CATCH_UP_READ);
       const wanted = changes.filter((change) => change.seq <= until);
       if (wanted.length === 0) return;
       await this.subscriber.take(wanted);
+      // A subscriber that took none of them has ended: reading on would read them forever.
+      if (this.subscriber.position === from) return;
     }
   }
 }
@@ -126,12 +144,17 @@ class Follower {
 /** The hubs of every collection, and the one watch on the store that wakes them. */
 export class ChangeHubs {
   private readonly hubs = new Map<string, CollectionHub>();
+  /** Followers unsubscribed whose last read or write has not ended yet. */
+  private readonly stopping = new Set<Promise<void>>();
   private unwatch: (() => void) | undefined;
 
   constructor(private readonly log: ChangeLog) {}
 
-  /** Follows `collection` for `subscriber` from its position on; returns how to stop. */
-  subscribe(collection: string, subscriber: Subscriber): () => void {
+  /**
+   * Follows `collection` for `subscriber` from its position on; returns how to stop, which
+   * resolves once the subscriber is sent and read for no more.
+   */
+  subscribe(collection: string, subscriber: Subscriber): () => Promise<void> {
     let hub = this.hubs.get(collection);
     if (!hub) {
       hub = new CollectionHub(this.log, collection, subscriber.position);
@@ -143,12 +166,20 @@ export class ChangeHubs {
     return () => {
       hub.subscribers.delete(follower);
       if (hub.subscribers.size === 0) this.hubs.delete(collection);
-      if (this.hubs.size === 0) this.close();
+      if (this.hubs.size === 0) this.stopWatching();
+      const stopped = follower.stop().finally(() => this.stopping.delete(stopped));
+      this.stopping.add(stopped);
+      return stopped;
     };
   }
 
-  /** Stops watching the store (the hubs' subscribers end on their own). */
-  close(): void {
+  /** Stops watching the store once its subscribers have ended; resolves when none reads the log. */
+  async close(): Promise<void> {
+    this.stopWatching();
+    await Promise.all(this.stopping);
+  }
+
+  private stopWatching(): void {
     this.unwatch?.();
     this.unwatch = undefined;
   }

@@ -13,8 +13,8 @@ import { idempotencyScopeOf } from '../../plugins/access-control.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { ChangeHubs } from './change-hub.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
-import { CostlyQueryGate } from './costly-queries.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
+import { InFlightGate } from './in-flight-gate.js';
 import { registerResourceRoutes } from './resource-routes.js';
 
 export interface RecordRoutesOptions {
@@ -35,6 +35,8 @@ export interface RecordRoutesOptions {
     | 'maxBulkRecords'
     | 'eventsRetentionHours'
     | 'eventsHeartbeatSeconds'
+    | 'eventsMaxFeeds'
+    | 'eventsMaxFeedsPerClient'
   >;
 }
 
@@ -63,10 +65,10 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     scopeOf: idempotencyScopeOf,
   };
   registerIdempotencySweep(app, store.idempotency, idempotency);
-  const costlyQueries = new CostlyQueryGate({
-    total: config.maxCostlyQueries,
-    perClient: config.maxCostlyQueriesPerClient,
-  });
+  const costlyQueries = new InFlightGate(
+    { total: config.maxCostlyQueries, perClient: config.maxCostlyQueriesPerClient },
+    { kind: 'too-many-costly-queries', noun: 'costly queries running', retry: 'once one has finished' },
+  );
   const expandSource = {
     references: (collection: string) => options.references.filter((r) => r.collection === collection),
     collection: (name: string) => store.collection(name),
@@ -77,13 +79,17 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     hubs: new ChangeHubs(store.changes),
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     open,
+    gate: new InFlightGate(
+      { total: config.eventsMaxFeeds, perClient: config.eventsMaxFeedsPerClient },
+      { kind: 'too-many-feeds', noun: 'change feeds open', retry: 'once one has closed' },
+    ),
     metrics: registerChangeFeedMetrics(app, () => countBy(open.values())),
   };
   registerChangeLogTrim(app, store.changes, config.eventsRetentionHours);
   // Feeds never end on their own: the server ends them as it closes, or it would wait for them.
   app.addHook('preClose', async () => {
     for (const end of [...open.keys()]) end();
-    feeds.hubs.close();
+    await feeds.hubs.close();
   });
   for (const resource of options.resources) {
     registerResourceRoutes(app, resource, {

@@ -20,10 +20,10 @@ import { HttpProblem } from '../../problem.js';
 import { type BulkCreateOptions, bulkRecords, createAll, isBulk, sendCreated } from './bulk-create.js';
 import { type ChangeFeedOptions, followChanges } from './change-feed.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
-import type { CostlyQueryGate } from './costly-queries.js';
 import { encodeCursor } from './cursor.js';
 import { type ExpandSource, expand, expandPage, parseExpand, tooLarge, withExpand } from './expand.js';
 import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
+import type { InFlightGate } from './in-flight-gate.js';
 import { nextPage, readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { prefers } from './prefer.js';
@@ -43,7 +43,7 @@ export interface ResourceRoutesOptions {
   idempotencyKeys: IdempotencyKeys;
   idempotency: IdempotencyOptions;
   /** The caps on costly list queries running at once. */
-  costlyQueries: CostlyQueryGate;
+  costlyQueries: InFlightGate;
   /** Longest field name a query may name. */
   maxFieldNameLength: number;
   /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */

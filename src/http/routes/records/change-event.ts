@@ -1,0 +1,53 @@
+/**
+ * A change as a feed sends it: the bytes of one server-sent event. Every feed following a
+ * collection is handed the same change objects, so each event is encoded once however many
+ * feeds send it (and a filtered feed's parse of the record happens once too): a thousand
+ * feeds share one buffer, which the sockets write without copying.
+ */
+import type { Change, Condition, StoredRecord } from '../../../store/store.js';
+import { matches } from './record-match.js';
+import { renderRecord } from './record-response.js';
+
+const frames = new WeakMap<Change, Buffer>();
+const departures = new WeakMap<Change, Buffer>();
+const fieldsNow = new WeakMap<Change, Fields>();
+const fieldsBefore = new WeakMap<Change, Fields>();
+
+type Fields = Record<string, unknown>;
+
+/**
+ * The event a feed with the filters `where` sends for `change`: the change itself when its
+ * record matches; for an update that took the record out of the filter, a `deleted` with
+ * the reason `left-filter`, carrying the record as the feed last saw it; otherwise none.
+ */
+export function eventFor(change: Change, where: readonly Condition[]): Buffer | undefined {
+  if (where.length === 0 || matches(change.record, parsedNow(change), where)) {
+    return memo(frames, change, () => encode(change, change.kind, renderRecord(change.record)));
+  }
+  const previous = change.previous;
+  if (change.kind !== 'updated' || previous === undefined) return undefined;
+  const before = memo(fieldsBefore, change, () => JSON.parse(previous) as Fields);
+  if (!matches(change.record, before, where)) return undefined;
+  // What the feed saw last, never the fields its filter now leaves out.
+  return memo(departures, change, () => {
+    const seen: StoredRecord = { ...change.record, data: previous };
+    return encode(change, 'deleted', `${renderRecord(seen).slice(0, -1)},"reason":"left-filter"}`);
+  });
+}
+
+function parsedNow(change: Change): Fields {
+  return memo(fieldsNow, change, () => JSON.parse(change.record.data) as Fields);
+}
+
+function memo<T>(cache: WeakMap<Change, T>, change: Change, make: () => T): T {
+  let value = cache.get(change);
+  if (value === undefined) {
+    value = make();
+    cache.set(change, value);
+  }
+  return value;
+}
+
+function encode(change: Change, kind: Change['kind'], data: string): Buffer {
+  return Buffer.from(`id: ${change.seq}\nevent: ${kind}\ndata: ${data}\n\n`);
+}
