@@ -132,6 +132,52 @@ for (const kind of STORE_KINDS) {
 }
 
 for (const kind of STORE_KINDS) {
+  describe(`bytes that are not UTF-8 are refused, never replaced (${kind.name})`, () => {
+    const ctx = useApp(kind);
+    const { plural, singular } = DEFAULT_RESOURCES[0] as (typeof DEFAULT_RESOURCES)[number];
+    const all = async () => (await ctx.app.inject({ url: `/${plural}/?limit=1000` })).body;
+    // {"name":"caf?"} with a Latin-1 é (0xE9) at byte 12; then a sequence cut short at the end.
+    const LATIN1 = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const CUT = Buffer.concat([Buffer.from('{"name":"x'), Buffer.from([0xe2, 0x82])]);
+
+    it('answers 400 naming the byte, and writes nothing', async () => {
+      const made = await ctx.app.inject({ method: 'POST', url: `/${singular}/`, payload: { name: 'café €' } });
+      assert.equal(made.statusCode, 201, made.body);
+      const before = await all();
+      for (const [payload, at] of [
+        [LATIN1, 'byte 12 (0xe9)'],
+        [CUT, 'byte 10 (0xe2)'],
+      ] as const) {
+        for (const [method, url] of [
+          ['POST', `/${singular}/`],
+          ['PUT', `/${singular}/${body(made).id}/`],
+        ] as const) {
+          const refused = problem(
+            await ctx.app.inject({ method, url, headers: JSON_HEADERS, payload }),
+            400,
+            'malformed-json',
+          );
+          assert.match(
+            refused.detail ?? '',
+            new RegExp(`not UTF-8 text: it goes wrong at ${at.replace(/[()]/g, '\\$&')}`),
+          );
+        }
+      }
+      assert.equal(await all(), before, 'nothing changed');
+    });
+
+    it('stops an import at the line and byte, and writes nothing of the batch', async () => {
+      const before = await all();
+      const input = Buffer.concat([Buffer.from('{"name":"fine €"}\n'), LATIN1, Buffer.from('\n')]);
+      const result = await cli(ctx.db.url, ['import', '-', '-c', plural], Readable.from([input]));
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /line 2: the input is not UTF-8 text: it goes wrong at byte 32/);
+      assert.equal(await all(), before);
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
   describe(`records stay within MAX_RECORD_BYTES (${kind.name})`, () => {
     // MAX_RECORD_BYTES follows BODY_LIMIT unless set: both 4096 here.
     const LIMIT = 4096;

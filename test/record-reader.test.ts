@@ -26,6 +26,33 @@ const ARRAY = `[
 `;
 
 describe('reading import input', () => {
+  it('decodes a character split between chunks, and stops at the first byte that is not UTF-8', async () => {
+    const bytes = Buffer.from('{"a":"€"}\n{"b":"😀"}\n');
+    for (let size = 1; size <= 4; size++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const records: string[] = [];
+      for await (const record of readRecords(Readable.from(chunks))) records.push(record.text);
+      assert.deepEqual(records, ['{"a":"€"}', '{"b":"😀"}'], `chunks of ${size} bytes`);
+    }
+    const bad = Buffer.concat([bytes, Buffer.from('{"c":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
+    for (const size of [1, 3, bad.length]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bad.length; i += size) chunks.push(bad.subarray(i, i + size));
+      await assert.rejects(
+        async () => {
+          for await (const _ of readRecords(Readable.from(chunks))) {
+          }
+        },
+        (error: Error) =>
+          error instanceof InputError &&
+          error.line === 3 &&
+          /not UTF-8 text: it goes wrong at byte 31$/.test(error.message),
+        `chunks of ${size} bytes`,
+      );
+    }
+  });
+
   it('splits a JSON array into its elements, each with its first line, whatever the chunking', async () => {
     for (const size of [1, 2, 3, 7, 64, ARRAY.length]) {
       const records = await read(ARRAY, size);

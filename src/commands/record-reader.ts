@@ -7,21 +7,15 @@
  * be reported by its line.
  */
 import type { Readable } from 'node:stream';
+import { InputError } from './input-error.js';
+import { utf8Text } from './utf8-text.js';
+
+export { InputError } from './input-error.js';
 
 /** One record's JSON text and the line (from 1) it starts on. */
 export interface RecordText {
   line: number;
   text: string;
-}
-
-/** The input is not a JSON array or NDJSON; says on which line it goes wrong. */
-export class InputError extends Error {
-  constructor(
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -31,8 +25,7 @@ export class InputError extends Error {
  * it, so memory stays within `maxBytes` and a chunk whatever the input holds.
  */
 export async function* readRecords(input: Readable, maxBytes = Number.POSITIVE_INFINITY): AsyncGenerator<RecordText> {
-  input.setEncoding('utf8');
-  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const chunks = utf8Text(input);
   try {
     // Blank chunks before the first record are dropped as they come (only their line
     // breaks are counted), so that no amount of blank input is held in memory.
@@ -53,7 +46,7 @@ export async function* readRecords(input: Readable, maxBytes = Number.POSITIVE_I
       : splitLines(rest, maxBytes, blankLines);
   } finally {
     // Stops reading (and closes a file) when the caller gives up early or a record is refused.
-    await chunks.return?.();
+    await chunks.return(undefined);
   }
 }
 

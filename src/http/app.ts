@@ -58,6 +58,7 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
   app.register(plugins.responseHeaders);
+  app.register(plugins.lingeringClose);
   app.register(plugins.requestId);
   app.register(plugins.loadShedding, {
     maxEventLoopDelayMs: config.maxEventLoopDelay,

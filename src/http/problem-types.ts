@@ -6,7 +6,7 @@ export const PROBLEM_TYPES = {
   'malformed-json': {
     status: 400,
     title: 'Malformed JSON',
-    description: 'The body is not valid JSON, or not a JSON object where a record is expected.',
+    description: 'The body is not valid JSON in UTF-8, or not a JSON object where a record is expected.',
   },
   'invalid-record': {
     status: 400,

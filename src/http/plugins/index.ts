@@ -6,6 +6,7 @@ export { accessControl } from './access-control.js';
 export { connectionLimit } from './connection-limit.js';
 export { cors } from './cors/index.js';
 export { jsonBody } from './json-body.js';
+export { lingeringClose } from './lingering-close.js';
 export { loadShedding } from './load-shedding.js';
 export { methodOverride } from './method-override/index.js';
 export { metrics } from './metrics/index.js';
@@ -15,14 +16,16 @@ export { requestId } from './request-id.js';
 export { responseHeaders } from './response-headers.js';
 
 /**
- * Every plugin above that acts on requests (hooks, the body parser, the error handler). A
- * plugin that adds its routes in an encapsulated scope of its own depends on all of them:
- * a scope takes the hooks, parsers and error handler its parent has when it is made, and
- * none added after.
+ * Every plugin above that acts on requests or their connections (hooks, the body parser,
+ * the error handler, the connection cap). A plugin that adds its routes in an encapsulated
+ * scope of its own depends on all of them: a scope takes the hooks, parsers and error
+ * handler its parent has when it is made, and none added after.
  */
 export const REQUEST_PLUGINS = [
+  'restock-connection-limit',
   'restock-problems',
   'restock-response-headers',
+  'restock-lingering-close',
   'restock-request-id',
   'restock-load-shedding',
   'restock-method-override',

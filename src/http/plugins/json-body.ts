@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { invalidUtf8Offset } from '../../core/invalid-utf8.js';
 import { checkLimits, type RecordLimits, withoutSystemFields } from '../../core/record-rules.js';
 import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
 import { HttpProblem } from '../problem.js';
@@ -21,8 +22,14 @@ export const jsonBody = fp(parseJsonBodies, { name: 'restock-json-body', fastify
 
 async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
+    const bytes = body as Buffer;
+    const bad = invalidUtf8Offset(bytes);
+    if (bad !== undefined) {
+      const byte = bytes[bad] === undefined ? 'the end' : `byte ${bad} (0x${bytes[bad].toString(16).padStart(2, '0')})`;
+      return done(new HttpProblem('malformed-json', `The body is not UTF-8 text: it goes wrong at ${byte}.`));
+    }
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let value: unknown;
     try {

@@ -9,19 +9,10 @@
  * running beside it either comes first (and the write finds the record gone) or waits,
  * and then sees the new reference.
  */
-import { heldIds, type Reference, withNulled } from '../../core/references.js';
-import {
-  type FieldError,
-  MissingReferenceError,
-  ReferencedRecordError,
-  type Referrer,
-  type StoredRecord,
-} from '../store.js';
+import { heldIds, type Reference } from '../../core/references.js';
+import { type FieldError, MissingReferenceError } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import { type Program, type Sql, sql, statement } from './program.js';
-
-/** The most records one delete may change through references (cascades and set-nulls together). */
-export const MAX_REFERRERS_CHANGED = 1000;
 
 /** Rows per INSERT into record_refs. */
 const LINKS_PER_INSERT = 500;
@@ -161,83 +152,6 @@ export function unlink(dialect: SqlDialect, owner: string, id: number): Sql {
     (p) => `DELETE FROM record_refs WHERE owner = ${p('owner')} AND owner_id = ${p('id')}`,
     'record_refs.unlink',
   )({ owner, id });
-}
-
-/** The records that refer to a record, at most `limit` of them. */
-function referrersOf(dialect: SqlDialect, target: string, id: number, limit: number): Sql {
-  return statement<'target' | 'id' | 'limit'>(
-    dialect.placeholder,
-    (p) =>
-      `SELECT owner, owner_id, field FROM record_refs WHERE target = ${p('target')} AND target_id = ${p('id')} ` +
-      `ORDER BY owner, owner_id, field LIMIT ${p('limit')}`,
-    'record_refs.referrers',
-  )({ target, id, limit });
-}
-
-/**
- * What deleting the record `id` of `table` (deleted already, in this transaction) does to
- * the records that refer to it: a restricting reference throws {@link ReferencedRecordError}
- * (the transaction then undoes the delete); cascading ones are deleted in turn, and
- * set-null ones get null in place of the id. `budget` counts the records still allowed to change.
- */
-export function* releaseReferrers(
-  dialect: SqlDialect,
-  graph: ReferenceGraph,
-  table: string,
-  id: number,
-  budget: { left: number },
-): Program<void> {
-  if (graph.incoming(table).length === 0) return;
-  const found = (yield referrersOf(dialect, table, id, MAX_REFERRERS_CHANGED + 1)).rows.map(
-    (row): Referrer => ({ collection: String(row.owner), id: Number(row.owner_id), field: String(row.field) }),
-  );
-  const ruleOf = (referrer: Referrer) => graph.find(referrer.collection, referrer.field)?.onDelete ?? 'restrict';
-  const restricting = found.filter((referrer) => ruleOf(referrer) === 'restrict');
-  if (restricting.length > 0) throw new ReferencedRecordError(restricting.slice(0, 10), 'restrict');
-  budget.left -= found.length;
-  if (budget.left < 0) throw new ReferencedRecordError(found.slice(0, 10), 'too-many');
-  for (const referrer of found) {
-    const reference = graph.find(referrer.collection, referrer.field) as Reference;
-    if (reference.onDelete === 'cascade') yield* cascade(dialect, graph, referrer, budget);
-    else yield* setNull(dialect, reference, referrer.id, id);
-  }
-}
-
-function* cascade(
-  dialect: SqlDialect,
-  graph: ReferenceGraph,
-  referrer: Referrer,
-  budget: { left: number },
-): Program<void> {
-  const gone = yield {
-    text: `DELETE FROM "${referrer.collection}" WHERE id = ${dialect.placeholder(1)} RETURNING id`,
-    values: [referrer.id],
-  };
-  // Another reference of the same record deleted it already.
-  if (gone.rows.length === 0) return;
-  yield unlink(dialect, referrer.collection, referrer.id);
-  yield* releaseReferrers(dialect, graph, referrer.collection, referrer.id, budget);
-}
-
-function* setNull(dialect: SqlDialect, reference: Reference, ownerId: number, id: number): Program<void> {
-  const owner = reference.collection;
-  const p = dialect.placeholder;
-  const current = (yield {
-    text: `SELECT ${dialect.dataText} AS data FROM "${owner}" WHERE id = ${p(1)}${dialect.forUpdate}`,
-    values: [ownerId],
-  }).rows[0] as Pick<StoredRecord, 'data'> | undefined;
-  if (!current) return;
-  const fields = withNulled(JSON.parse(current.data) as Record<string, unknown>, reference, id);
-  yield statement<'data' | 'now' | 'id'>(
-    p,
-    (q) =>
-      `UPDATE "${owner}" SET data = ${dialect.json(q('data'), false)}, version = version + 1, ` +
-      `updated_at = ${dialect.now(q)} WHERE id = ${q('id')}`,
-  )({ data: JSON.stringify(fields), now: new Date().toISOString(), id: ownerId });
-  yield {
-    text: `DELETE FROM record_refs WHERE owner = ${p(1)} AND owner_id = ${p(2)} AND field = ${p(3)} AND target_id = ${p(4)}`,
-    values: [owner, ownerId, reference.name, id],
-  };
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

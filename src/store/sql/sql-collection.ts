@@ -13,6 +13,7 @@ import {
   type StoredRecord,
   type WriteConditions,
 } from '../store.js';
+import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlDriver } from './driver.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
@@ -20,14 +21,7 @@ import type { IsIndexed } from './list-terms.js';
 import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
 import { isCostly } from './query-cost.js';
 import { collectionSql, recordColumns } from './record-sql.js';
-import {
-  holdTargets,
-  link,
-  MAX_REFERRERS_CHANGED,
-  type ReferenceGraph,
-  releaseReferrers,
-  unlink,
-} from './reference-sql.js';
+import { holdTargets, link, type ReferenceGraph, unlink } from './reference-sql.js';
 import { completeClaim } from './sql-idempotency.js';
 import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
 
