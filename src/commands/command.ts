@@ -68,6 +68,8 @@ export async function openCollection(
   name: string;
   collection: Collection;
   schema?: CollectionSchema;
+  /** The paths of its indexed and unique fields, whose values MAX_INDEXED_VALUE_BYTES caps. */
+  indexedPaths: readonly (readonly string[])[];
   /** The references this collection's records hold, each with the collection it names. */
   references: { reference: Reference; target: Collection }[];
   close(): Promise<void>;
@@ -83,6 +85,10 @@ export async function openCollection(
     name,
     collection: store.collection(name),
     schema: declared.schemas.get(name),
+    indexedPaths: [
+      ...declared.indexes.filter((field) => field.collection === name),
+      ...(declared.schemas.get(name)?.unique ?? []),
+    ].map((field) => field.path),
     references: declared.references
       .filter((reference) => reference.collection === name)
       .map((reference) => ({ reference, target: store.collection(reference.target) })),

@@ -3,6 +3,7 @@
  * Config type, the environment variables and flags, `--help` and the table of settings in
  * docs/configuration.md (scripts/settings-table.ts) are all derived from this object.
  */
+import { MAX_INDEXED_VALUE_BYTES } from '../core/indexed-values.js';
 import { apiKeysSetting } from './api-keys.js';
 import { DATABASE_SETTINGS } from './database-settings.js';
 import { EVENTS_SETTINGS } from './events-settings.js';
@@ -97,6 +98,12 @@ export const SETTINGS = {
     parse: (raw, name) => (raw === 'BODY_LIMIT' ? 0 : integer(1, 2 ** 30)(raw, name)),
     group: 'records',
     help: 'largest record, its fields as compact JSON in bytes, a create or change may leave (`413` above)',
+  },
+  maxIndexedValueBytes: {
+    default: '2000',
+    parse: integer(1, MAX_INDEXED_VALUE_BYTES),
+    group: 'records',
+    help: `largest value of an indexed or unique field in bytes, at most ${MAX_INDEXED_VALUE_BYTES} (PostgreSQL's index limit): \`413\` above, on both stores`,
   },
   maxBulkRecords: {
     default: '1000',

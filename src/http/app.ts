@@ -85,7 +85,14 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, resources, references: declared.references });
-  app.register(recordRoutes, { store, resources, schemas, references: declared.references, config });
+  app.register(recordRoutes, {
+    store,
+    resources,
+    schemas,
+    references: declared.references,
+    indexes: declared.indexes,
+    config,
+  });
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;

@@ -129,6 +129,13 @@ export const PROBLEM_TYPES = {
       'This credential (or address, without one) already has as many costly list queries running as it may ' +
       '(filters, searches, sorts without an index, counts); retry once one has finished.',
   },
+  'indexed-value-too-large': {
+    status: 413,
+    title: 'Indexed value too large',
+    description:
+      'A value of an indexed or unique field is larger than an index holds (MAX_INDEXED_VALUE_BYTES); ' +
+      '`errors` points at it. Nothing was written.',
+  },
   'too-many-feeds': {
     status: 429,
     title: 'Too many change feeds',

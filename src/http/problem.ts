@@ -5,6 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   IdempotencyConflictError,
   IdsExhaustedError,
+  IndexedValueTooLargeError,
   InvalidPositionError,
   MissingReferenceError,
   PreconditionFailedError,
@@ -68,6 +69,12 @@ export function toProblem(error: FastifyError | Error, requestId: string): HttpP
       'record-too-large',
       `The record would be ${error.bytes} bytes as compact JSON, more than the ${error.limit} this server keeps; ` +
         'nothing was written.',
+    );
+  }
+  if (error instanceof IndexedValueTooLargeError) {
+    return new HttpProblem(
+      'indexed-value-too-large',
+      'A value of an indexed field is larger than its index holds; nothing was written.',
     );
   }
   if (error instanceof IdsExhaustedError) {

@@ -27,6 +27,7 @@ export function storeOptionsOf(
     statementTimeoutMs: config.databaseStatementTimeout,
     lockTimeoutMs: config.databaseLockTimeout,
     searchIndex: config.searchIndex,
+    maxIndexedValueBytes: config.maxIndexedValueBytes,
   };
 }
 

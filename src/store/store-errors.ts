@@ -118,6 +118,14 @@ export class IdsExhaustedError extends Error {
  * A change would leave a record larger than the limit (its fields as compact JSON, in bytes):
  * nothing was written.
  */
+/** A value too large for the index of its field: refused by the database's index. */
+export class IndexedValueTooLargeError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('a value is too large for the index of its field', options);
+    this.name = 'IndexedValueTooLargeError';
+  }
+}
+
 export class RecordTooLargeError extends Error {
   constructor(
     readonly bytes: number,

@@ -214,6 +214,11 @@ export interface StoreOptions {
   statementTimeoutMs: number;
   /** SQLite: how long a write waits for another process's write lock before it fails (a 503). Default 5000. */
   lockTimeoutMs?: number;
+  /**
+   * The most bytes a value of an indexed or unique field may hold: a record already
+   * holding more stops the start, naming it. Default 2000.
+   */
+  maxIndexedValueBytes?: number;
   /** Whether `q=` search has a trigram index (kept by every write); without, it reads every record. Default true. */
   searchIndex?: boolean;
 }

@@ -49,7 +49,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
   }
   const input = file === '-' ? io.stdin : openFile(file);
   const total = file === '-' ? undefined : statSync(file).size;
-  const { name, collection, schema, references, close } = await openCollection(config, options, {
+  const { name, collection, schema, indexedPaths, references, close } = await openCollection(config, options, {
     enforceUnique: true,
   });
   const newIds = options['new-ids'] === true;
@@ -61,7 +61,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       try {
         for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
           try {
-            await dryRun.add(prepare(record, config, schema, newIds));
+            await dryRun.add(prepare(record, config, schema, newIds, indexedPaths));
           } catch (error) {
             if (!(error instanceof BadRecord)) throw error;
             dryRun.report({ line: error.line, message: error.message });
@@ -105,7 +105,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     };
     try {
       for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
-        const pending = prepare(record, config, schema, newIds);
+        const pending = prepare(record, config, schema, newIds, indexedPaths);
         const full = batch.length >= batchSize || batchBytes + pending.data.length > BATCH_BYTES;
         if (batch.length > 0 && (full || Boolean(batch[0]?.kept) !== Boolean(pending.kept))) await flush();
         batch.push(pending);

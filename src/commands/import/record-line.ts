@@ -5,6 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type { Config } from '../../config/index.js';
 import type { CollectionSchema } from '../../core/collection-schema.js';
+import { oversizedIndexedValue } from '../../core/indexed-values.js';
 import { checkLimits, withoutSystemFields } from '../../core/record-rules.js';
 import { MAX_ID, type StoredRecord } from '../../store/store.js';
 import type { RecordText } from '../record-reader.js';
@@ -41,12 +42,16 @@ export function lineLimit(maxRecordBytes: number): number {
   return 2 * maxRecordBytes + 4096;
 }
 
-/** Checks one record as the API would (limits, then the schema), and decides whether it keeps its id. */
+/**
+ * Checks one record as the API would (limits, the schema, the values its indexes hold), and
+ * decides whether it keeps its id.
+ */
 export function prepare(
   { line, text }: RecordText,
   limits: Config,
   schema: CollectionSchema | undefined,
   newIds: boolean,
+  indexedPaths: readonly (readonly string[])[] = [],
 ): Pending {
   let value: unknown;
   try {
@@ -65,6 +70,8 @@ export function prepare(
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
     throw new BadRecord(line, `breaks the schema: ${violation.pointer || '/'} ${violation.message}${others}`);
   }
+  const oversized = oversizedIndexedValue(fields, indexedPaths, limits.maxIndexedValueBytes);
+  if (oversized) throw new BadRecord(line, `${oversized.pointer}: ${oversized.message}`);
   const data = JSON.stringify(fields);
   const bytes = Buffer.byteLength(data);
   if (bytes > limits.maxRecordBytes) {

@@ -34,6 +34,8 @@ export function postgresFault(error: unknown): Fault | undefined {
     if (code === '57014') return { kind: 'timeout' };
     // The identity reached its MAXVALUE (see postgres-schema.ts): nextval wrote nothing.
     if (code === '2200H') return { kind: 'ids-exhausted' };
+    // program_limit_exceeded, from a B-tree: "index row size … exceeds … maximum 2704".
+    if (code === '54000' && /index row/.test(error.message)) return { kind: 'index-entry-too-large' };
     if (code === '23505') {
       // A taken id (a restore) is the primary key's, no field's.
       if (constraint === `${table}_pkey`) return { kind: 'unique' };

@@ -71,7 +71,9 @@ export type Fault =
   /** A unique index refused the write; `violation` when the index is a collection's. */
   | { kind: 'unique'; violation?: Violation }
   /** The table's ids reached {@link MAX_ID}. */
-  | { kind: 'ids-exhausted' };
+  | { kind: 'ids-exhausted' }
+  /** An index refused an entry too large for it (PostgreSQL's B-tree, past about 2.7 KB). */
+  | { kind: 'index-entry-too-large' };
 
 /** One versioned change to restock's own tables. */
 export interface Migration {

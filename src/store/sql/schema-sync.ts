@@ -8,7 +8,7 @@ import type { IndexedField, Reference, UniqueField } from '../store.js';
 import { createChangeCounters } from './change-log-sql.js';
 import type { SqlDialect } from './dialect.js';
 import type { SchemaDdl } from './driver.js';
-import { createIndexStatements } from './index-sql.js';
+import { createIndexStatements, indexName, refuseOversizedValues } from './index-sql.js';
 import { type Program, sql, statement } from './program.js';
 import { syncReferences } from './reference-sync.js';
 import {
@@ -19,6 +19,7 @@ import {
   selectDuplicatesSql,
   staleUniqueIndexes,
   uniqueIndexFailure,
+  uniqueIndexName,
 } from './unique-sql.js';
 
 export interface SchemaTarget {
@@ -28,6 +29,8 @@ export interface SchemaTarget {
   references: readonly Reference[];
   /** Whether the collections keep a search index (made when missing, dropped when not wanted). */
   searchIndex: boolean;
+  /** The most bytes a value of an indexed or unique field may hold: more stops the start. */
+  maxIndexedValueBytes: number;
 }
 
 /** Brings the schema in line with `target`; returns the migrations applied. */
@@ -40,6 +43,12 @@ export function* syncSchema(
   const applied = yield* migrate(dialect, ddl, target.collections);
   yield* ddl.syncCollections(target.collections, target.searchIndex);
   yield* createChangeCounters(dialect, target.collections);
+  const made = new Set((yield ddl.listIndexes(target.collections)).rows.map((row) => String(row.name)));
+  const newlyIndexed = [
+    ...target.indexes.filter((field) => !made.has(indexName(field))),
+    ...target.unique.filter((field) => !made.has(uniqueIndexName(field))),
+  ];
+  yield* refuseOversizedValues(dialect, newlyIndexed, target.maxIndexedValueBytes);
   for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
   yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
   yield* syncReferences(dialect, target.references);

@@ -5,6 +5,7 @@
 import {
   collectionLookup,
   IdsExhaustedError,
+  IndexedValueTooLargeError,
   StatementTimeoutError,
   type Store,
   type StoreOptions,
@@ -24,7 +25,10 @@ export async function openSqlStore(
   driver: SqlDriver,
   ddl: SchemaDdl,
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex' | 'references'>,
+  options: Pick<
+    StoreOptions,
+    'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex' | 'references' | 'maxIndexedValueBytes'
+  >,
 ): Promise<Store> {
   const guard = storeErrors(driver, collections, options);
   const target = schemaTarget(collections, options);
@@ -58,10 +62,10 @@ export async function openSqlStore(
 
 export function schemaTarget(
   collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex' | 'references'>,
+  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex' | 'references' | 'maxIndexedValueBytes'>,
 ): SchemaTarget {
-  const { indexes, unique, references = [] } = options;
-  return { collections, indexes, unique, references, searchIndex: options.searchIndex ?? true };
+  const { indexes, unique, references = [], maxIndexedValueBytes = 2000 } = options;
+  return { collections, indexes, unique, references, searchIndex: options.searchIndex ?? true, maxIndexedValueBytes };
 }
 
 export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unknown) => boolean {
@@ -92,6 +96,8 @@ function storeErrors(
           : error;
       case 'ids-exhausted':
         return table === undefined ? error : new IdsExhaustedError(table);
+      case 'index-entry-too-large':
+        return new IndexedValueTooLargeError({ cause: error });
       default:
         return error;
     }

@@ -4,11 +4,18 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionSchema } from '../../../core/collection-schema.js';
+import { oversizedIndexedValue } from '../../../core/indexed-values.js';
 import { withoutSystemFields } from '../../../core/record-rules.js';
 import type { UniqueField } from '../../../core/unique-field.js';
 import { type Collection, type StoredRecord, UniqueViolationError } from '../../../store/store.js';
 import { HttpProblem, type ProblemFieldError, type ProblemKind } from '../../problem.js';
 import { JSON_TYPE, renderRecord } from './record-response.js';
+
+/** The fields whose values an index holds, and the most bytes such a value may have. */
+export interface IndexedValues {
+  paths: readonly (readonly string[])[];
+  maxBytes: number;
+}
 
 export interface BulkCreateOptions {
   collection: Collection;
@@ -16,6 +23,8 @@ export interface BulkCreateOptions {
   maxRecordBytes: number;
   /** The most records one request may create (MAX_BULK_RECORDS). */
   maxRecords: number;
+  /** The indexed and unique fields, and the most bytes a value of one may hold. */
+  indexed: IndexedValues;
 }
 
 /** The records' texts, once every item is a valid record, none too large, no unique value twice. */
@@ -27,9 +36,13 @@ export function bulkRecords(items: readonly unknown[], options: BulkCreateOption
       `One request creates at most ${options.maxRecords} records (MAX_BULK_RECORDS); this one holds ${items.length}.`,
     );
   }
-  const failures: Record<'invalid-record' | 'record-too-large' | 'schema-violation', ProblemFieldError[]> = {
+  const failures: Record<
+    'invalid-record' | 'record-too-large' | 'indexed-value-too-large' | 'schema-violation',
+    ProblemFieldError[]
+  > = {
     'invalid-record': [],
     'record-too-large': [],
+    'indexed-value-too-large': [],
     'schema-violation': [],
   };
   const texts = items.map((item, i) => {
@@ -41,6 +54,8 @@ export function bulkRecords(items: readonly unknown[], options: BulkCreateOption
     for (const { pointer, message } of options.schema?.check(fields) ?? []) {
       failures['schema-violation'].push({ pointer: `/${i}${pointer}`, message });
     }
+    const oversized = oversizedIndexedValue(fields, options.indexed.paths, options.indexed.maxBytes);
+    if (oversized) failures['indexed-value-too-large'].push({ ...oversized, pointer: `/${i}${oversized.pointer}` });
     const text = JSON.stringify(fields);
     const bytes = Buffer.byteLength(text);
     if (bytes > options.maxRecordBytes) {
@@ -49,7 +64,7 @@ export function bulkRecords(items: readonly unknown[], options: BulkCreateOption
     }
     return text;
   });
-  for (const kind of ['invalid-record', 'record-too-large', 'schema-violation'] as const) {
+  for (const kind of ['invalid-record', 'record-too-large', 'indexed-value-too-large', 'schema-violation'] as const) {
     const errors = failures[kind];
     if (errors.length > 0) throw refusal(kind, errors);
   }

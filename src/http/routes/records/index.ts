@@ -8,7 +8,7 @@ import type { Config } from '../../../config/index.js';
 import type { CollectionSchema } from '../../../core/collection-schema.js';
 import type { Reference } from '../../../core/references.js';
 import type { ResourceDefinition } from '../../../core/resources.js';
-import type { Store } from '../../../store/store.js';
+import type { IndexedField, Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { ChangeHubs } from './change-hub.js';
@@ -24,6 +24,8 @@ export interface RecordRoutesOptions {
   schemas: ReadonlyMap<string, CollectionSchema>;
   /** The references between the collections (`x-ref`). */
   references: readonly Reference[];
+  /** The indexed fields of every collection. */
+  indexes: readonly IndexedField[];
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -33,6 +35,7 @@ export interface RecordRoutesOptions {
     | 'maxRecordBytes'
     | 'maxPageBytes'
     | 'maxBulkRecords'
+    | 'maxIndexedValueBytes'
     | 'eventsRetentionHours'
     | 'eventsHeartbeatSeconds'
     | 'eventsMaxFeeds'
@@ -101,6 +104,13 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxRecordBytes: config.maxRecordBytes,
       maxPageBytes: config.maxPageBytes,
       maxBulkRecords: config.maxBulkRecords,
+      indexed: {
+        paths: [
+          ...options.indexes.filter((field) => field.collection === resource.plural),
+          ...(options.schemas.get(resource.plural)?.unique ?? []),
+        ].map((field) => field.path),
+        maxBytes: config.maxIndexedValueBytes,
+      },
       schema: options.schemas.get(resource.plural),
       expandSource,
       feeds,

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { CollectionSchema, SchemaViolation } from '../../../core/collection-schema.js';
+import { oversizedIndexedValue } from '../../../core/indexed-values.js';
 import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
 import {
   type Collection,
@@ -17,7 +18,14 @@ import { type Operation, registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
-import { type BulkCreateOptions, bulkRecords, createAll, isBulk, sendCreated } from './bulk-create.js';
+import {
+  type BulkCreateOptions,
+  bulkRecords,
+  createAll,
+  type IndexedValues,
+  isBulk,
+  sendCreated,
+} from './bulk-create.js';
 import { type ChangeFeedOptions, followChanges } from './change-feed.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
 import { encodeCursor } from './cursor.js';
@@ -52,6 +60,8 @@ export interface ResourceRoutesOptions {
   maxPageBytes: number;
   /** The most records one create may send as an array (MAX_BULK_RECORDS). */
   maxBulkRecords: number;
+  /** The indexed and unique fields, whose values may hold at most MAX_INDEXED_VALUE_BYTES. */
+  indexed: IndexedValues;
   /** The operator's schema for the collection: creates and the results of changes must pass it. */
   schema?: CollectionSchema;
   /** Where `expand=` finds references and the records they name. */
@@ -117,8 +127,22 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       errors: violations,
     });
   };
+  /** Refuses a value too large for the index of its field. */
+  const ensureIndexable = (fields: unknown) => {
+    const oversized = oversizedIndexedValue(fields, options.indexed.paths, options.indexed.maxBytes);
+    if (!oversized) return;
+    const detail = `A value of an indexed field is larger than its index holds; nothing was written.`;
+    throw new HttpProblem('indexed-value-too-large', detail, { errors: [oversized] });
+  };
   const { schema } = options;
-  const checkMerged = schema ? (data: string) => ensureValid(schema.check(JSON.parse(data)), 'as changed') : undefined;
+  const { maxBytes: maxIndexed, paths: indexedPaths } = options.indexed;
+  // The record as a change leaves it: no value of it can pass the cap while the whole is smaller.
+  const checkMerged = (data: string) => {
+    const large = indexedPaths.length > 0 && data.length * 3 > maxIndexed;
+    const fields = schema || large ? JSON.parse(data) : undefined;
+    if (schema) ensureValid(schema.check(fields), 'as changed');
+    if (large) ensureIndexable(fields);
+  };
 
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
@@ -129,6 +153,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     ...(schema && { schema }),
     maxRecordBytes: options.maxRecordBytes,
     maxRecords: options.maxBulkRecords,
+    indexed: options.indexed,
   };
 
   const list: Operation = {
@@ -184,6 +209,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       const texts = isBulk(request) ? bulkRecords(request.body, bulk) : undefined;
       const fields = texts ? undefined : clientFields(request.body);
       if (fields && schema) ensureValid(schema.check(fields), 'sent');
+      if (fields) ensureIndexable(fields);
       const data = texts ? `[${texts.join(',')}]` : JSON.stringify(fields);
       const bytes = texts ? 0 : Buffer.byteLength(data);
       if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
