@@ -86,6 +86,12 @@ export const SETTINGS = {
     group: 'records',
     help: 'deepest nesting of a record (`400` above)',
   },
+  maxRecordFields: {
+    default: '10000',
+    parse: integer(1, 1_000_000),
+    group: 'records',
+    help: 'most fields in a record, nested ones included (array items are not fields): `400` above',
+  },
   maxFieldNameLength: {
     default: '200',
     parse: integer(1, 100_000),

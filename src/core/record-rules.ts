@@ -14,6 +14,12 @@ export interface RecordLimits {
   maxDepth: number;
   /** Longest field name, at any depth. */
   maxFieldNameLength: number;
+  /**
+   * Most fields in all, nested objects' included (array items are not fields). Each costs
+   * parsing, checks, search text and index upkeep on the write path: without a cap, one
+   * request of 60,000 keys held SQLite's event loop for a second.
+   */
+  maxRecordFields?: number;
 }
 
 /** How {@link checkLimits} reads a record beyond its parsed value. */
@@ -43,6 +49,8 @@ export function checkLimits(value: unknown, limits: RecordLimits, options: Limit
   const { text, refuseNul = true, refuseLoneSurrogates = true } = options;
   const badText = (node: string) => textFault(node, refuseNul, refuseLoneSurrogates);
   let inexact: ReadonlySet<string> | undefined;
+  const maxFields = limits.maxRecordFields ?? Number.POSITIVE_INFINITY;
+  let fields = 0;
   // Only an integer beyond 2^53 can have been changed, so only such a body pays for a scan of its text.
   const isInexact = (node: number, pointer: string) => {
     if (text === undefined || Math.abs(node) <= Number.MAX_SAFE_INTEGER || !Number.isInteger(node)) return false;
@@ -69,7 +77,11 @@ export function checkLimits(value: unknown, limits: RecordLimits, options: Limit
       }
       return undefined;
     }
-    for (const key of Object.keys(node)) {
+    const keys = Object.keys(node);
+    fields += keys.length;
+    if (fields > maxFields)
+      return { pointer, message: `more than ${maxFields} fields in the record, nested ones included` };
+    for (const key of keys) {
       const here = `${pointer}/${escapePointer(key)}`;
       if (key.length > limits.maxFieldNameLength) {
         return { pointer: here, message: `field name longer than ${limits.maxFieldNameLength} characters` };

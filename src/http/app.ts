@@ -72,7 +72,11 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
     windowMs: config.rateLimitWindow,
     redisUrl: config.redisUrl,
   });
-  app.register(plugins.jsonBody, { maxDepth: config.maxDepth, maxFieldNameLength: config.maxFieldNameLength });
+  app.register(plugins.jsonBody, {
+    maxDepth: config.maxDepth,
+    maxFieldNameLength: config.maxFieldNameLength,
+    maxRecordFields: config.maxRecordFields,
+  });
   app.register(openApi, {
     resources,
     schemas,
