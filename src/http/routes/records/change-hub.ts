@@ -22,6 +22,12 @@ export interface Subscriber {
 /** Changes a subscriber behind the hub reads from the log at a time, waiting for its client between reads. */
 const CATCH_UP_READ = 100;
 
+/** About how many bytes of events the hub hands out before other work gets a turn. */
+const BYTES_PER_TURN = 4 * 1024 * 1024;
+
+const batchBytes = (changes: readonly Change[]) =>
+  changes.reduce((bytes, change) => bytes + change.record.data.length + (change.previous?.length ?? 0), 1);
+
 class CollectionHub {
   readonly subscribers = new Set<Follower>();
   /**
@@ -55,7 +61,15 @@ class CollectionHub {
           const changes = await this.log.readNew(this.collection, this.last);
           if (changes.length === 0) break;
           this.last = (changes.at(-1) as Change).seq;
-          for (const subscriber of this.subscribers) subscriber.offer(changes);
+          // Each offer writes the batch to a socket at once, a copy into the kernel: a
+          // thousand subscribers of a large batch would hold the loop for seconds, so other
+          // requests get their turn after every few megabytes.
+          const perTurn = Math.max(1, Math.floor(BYTES_PER_TURN / batchBytes(changes)));
+          let offered = 0;
+          for (const subscriber of this.subscribers) {
+            subscriber.offer(changes);
+            if (++offered % perTurn === 0) await nextTurn();
+          }
         }
       } while (this.again);
     } catch (error) {
