@@ -41,6 +41,11 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    // A client that never reads its response would hold the shutdown forever.
+    setTimeout(() => {
+      app.log.warn({ afterMs: config.shutdownTimeout }, 'closing the connections still open');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeout).unref();
     app.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -5,6 +5,7 @@
  * not HTTP get a problem too.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { parseResponse, rawExchange } from './helpers/raw-http.js';
@@ -125,6 +126,28 @@ for (const kind of STORE_KINDS) {
         slowBodies.stop();
         for (const client of slow) client.socket.destroy();
         assert.equal(await server.stop(), 0);
+        await db.drop();
+      }
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`a client that never finishes its request (${kind.name})`, () => {
+    it('holds a shutdown no longer than SHUTDOWN_TIMEOUT', async () => {
+      const db = await kind.create();
+      const server = await startServer({ DATABASE_URL: db.url, SHUTDOWN_TIMEOUT: '200' });
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      try {
+        // The body never comes: a shutdown would wait for it until REQUEST_TIMEOUT (30 s).
+        const head = 'POST /user/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n';
+        socket.write(`${head}Content-Length: 100\r\nExpect: 100-continue\r\n\r\n`);
+        const [answer] = (await once(socket, 'data')) as [Buffer];
+        assert.match(answer.toString('latin1'), /^HTTP\/1\.1 100 Continue/);
+        assert.equal(await server.stop(), 0, 'it exits, and cleanly');
+        assert.ok(server.output.some((line) => line.includes('closing the connections still open')));
+      } finally {
+        socket.destroy();
         await db.drop();
       }
     });

@@ -216,6 +216,12 @@ export const SETTINGS = {
     group: 'server',
     help: 'milliseconds an idle keep-alive connection stays open',
   },
+  shutdownTimeout: {
+    default: '10000',
+    parse: integer(0, 3_600_000),
+    group: 'server',
+    help: 'milliseconds a shutdown waits for responses in flight before it closes their connections',
+  },
   maxEventLoopDelay: {
     default: '1000',
     parse: integer(0, 60_000),
