@@ -22,6 +22,10 @@ function nodesSchema(reference: boolean): string {
   const parentId = { type: ['integer', 'null'], ...(reference && { 'x-ref': 'nodes', 'x-on-delete': 'cascade' }) };
   const schema = { type: 'object', 'x-singular': 'node', properties: { parentId } };
   writeFileSync(join(dir, 'nodes.schema.json'), JSON.stringify(schema));
+  // A pin keeps its node, and so every node above it, from being deleted.
+  const nodeId = { type: 'integer', 'x-ref': 'nodes', 'x-on-delete': 'restrict' };
+  const pins = { type: 'object', 'x-singular': 'pin', properties: { nodeId } };
+  writeFileSync(join(dir, 'pins.schema.json'), JSON.stringify(pins));
   return dir;
 }
 
@@ -67,6 +71,17 @@ for (const kind of STORE_KINDS) {
       );
       assert.ok(refused.detail);
       assert.equal(await count(), LONG + TOO_LONG);
+    });
+
+    it('refuses a delete whose cascade reaches a record a restricting reference holds, naming it', async () => {
+      const pin = await app.inject({ method: 'POST', url: '/pin/', payload: { nodeId: LONG } });
+      assert.equal(pin.statusCode, 201, pin.body);
+      const refused = problem(await app.inject({ method: 'DELETE', url: '/node/1/' }), 409, 'record-referenced');
+      assert.deepEqual((refused as unknown as { referrers: unknown }).referrers, [
+        { collection: 'pins', id: JSON.parse(pin.body).id, field: 'nodeId' },
+      ]);
+      assert.equal(await count(), LONG + TOO_LONG);
+      assert.equal((await app.inject({ method: 'DELETE', url: `/pin/${JSON.parse(pin.body).id}/` })).statusCode, 200);
     });
 
     it(`deletes a chain of ${MAX_REFERRERS_CHANGED} levels below its first node, every one`, async () => {

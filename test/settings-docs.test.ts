@@ -83,11 +83,13 @@ describe('the settings in docs/configuration.md and in --help', () => {
     }
     const importCommand = COMMANDS.find((c) => c.name === 'import');
     assert.ok(importCommand);
-    assert.deepEqual(flagsIn(commandHelp(importCommand)).slice(-4), [
+    assert.deepEqual(flagsIn(commandHelp(importCommand)).slice(-6), [
       'body-limit',
       'max-depth',
+      'max-record-fields',
       'max-field-name-length',
       'max-record-bytes',
+      'max-indexed-value-bytes',
     ]);
   });
 });

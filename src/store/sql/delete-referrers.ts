@@ -29,6 +29,7 @@ export function* releaseReferrers(
   id: number,
   budget: { left: number },
 ): Program<void> {
+  yield* foresee(dialect, graph, table, id, budget);
   let level = new Map<string, number[]>([[table, [id]]]);
   while (level.size > 0) {
     const next = new Map<string, number[]>();
@@ -64,6 +65,59 @@ export function* releaseReferrers(
   }
 }
 
+/**
+ * Before any work, where references cascade: the records the cascade would reach, found by
+ * one recursive statement that stops past the budget, and any restricting reference to
+ * them. A delete refused for either is then refused at the cost of a read, not of a whole
+ * cascade done and rolled back, which a client could ask for again and again.
+ */
+function* foresee(
+  dialect: SqlDialect,
+  graph: ReferenceGraph,
+  table: string,
+  id: number,
+  budget: { left: number },
+): Program<void> {
+  const cascading = ruleSql(graph, 'cascade');
+  if (cascading === undefined) return;
+  const p = dialect.placeholder;
+  const reach =
+    'WITH RECURSIVE doomed(collection, id) AS (' +
+    `SELECT CAST(${p(1)} AS TEXT), CAST(${p(2)} AS BIGINT) UNION ` +
+    `SELECT r.owner, r.owner_id FROM record_refs r JOIN doomed d ON r.target = d.collection AND r.target_id = d.id WHERE ${cascading})`;
+  const counted = yield {
+    text: `${reach} SELECT count(*) AS n FROM (SELECT 1 FROM doomed LIMIT ${p(3)}) reached`,
+    values: [table, id, budget.left + 2],
+  };
+  // The record itself is one of them.
+  if (Number(counted.rows[0]?.n) - 1 > budget.left) {
+    throw refusal(yield* referrersOf(dialect, table, [id], 10), 'too-many');
+  }
+  const restricting = ruleSql(graph, 'restrict');
+  if (restricting === undefined) return;
+  const { rows } = yield {
+    text:
+      `${reach} SELECT r.owner, r.owner_id, r.field, r.target_id FROM record_refs r ` +
+      `JOIN doomed d ON r.target = d.collection AND r.target_id = d.id WHERE ${restricting} ` +
+      'ORDER BY r.owner, r.owner_id, r.field LIMIT 10',
+    values: [table, id],
+  };
+  if (rows.length > 0) throw refusal(rows.map(foundReferrer), 'restrict');
+}
+
+/**
+ * Whether a record_refs row `r` is of a reference with `rule`, as SQL; undefined when none
+ * is. An expression of owner and field (collection names hold no `/`), not a comparison of
+ * owner: SQLite would otherwise walk the chain through the index by owner, scanning the
+ * records found so far at every step, the square of the depth.
+ */
+function ruleSql(graph: ReferenceGraph, rule: Reference['onDelete']): string | undefined {
+  const names = graph.references
+    .filter((reference) => reference.onDelete === rule)
+    .map((reference) => `'${`${reference.collection}/${reference.name}`.replaceAll("'", "''")}'`);
+  return names.length === 0 ? undefined : `(r.owner || '/' || r.field) IN (${names.join(', ')})`;
+}
+
 /** The refusal of the delete, naming the first ten of `referrers`. */
 function refusal(referrers: readonly FoundReferrer[], reason: 'restrict' | 'too-many'): ReferencedRecordError {
   return new ReferencedRecordError(
@@ -91,12 +145,16 @@ function* referrersOf(
       `${dialect.inList('target_id', p('ids'))} ORDER BY owner, owner_id, field LIMIT ${p('limit')}`,
     'record_refs.referrers_of',
   )({ target, ids: dialect.intList(ids), limit });
-  return rows.map((row) => ({
+  return rows.map(foundReferrer);
+}
+
+function foundReferrer(row: Record<string, unknown>): FoundReferrer {
+  return {
     collection: String(row.owner),
     id: Number(row.owner_id),
     field: String(row.field),
     target: Number(row.target_id),
-  }));
+  };
 }
 
 /** Deletes the records `ids` of `collection` that are still there, and forgets their references; returns their ids. */
