@@ -238,22 +238,36 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('cuts off a client that reads nothing once a MiB waits for it', async () => {
-      const socket = connect(new URL(origin).port ? Number(new URL(origin).port) : 80, '127.0.0.1');
-      await once(socket, 'connect');
-      socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
-      socket.pause();
-      // Numbers, not text: no search index has to take them in.
-      const big = Array.from({ length: 100_000 }, (_, i) => 1_000_000 + i);
-      for (let i = 0; i < 16; i++)
-        assert.equal((await send('POST', '/product/', { name: `big ${i}`, big })).status, 201);
-      let received = 0;
-      socket.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-      });
-      socket.resume();
-      await once(socket, 'close');
-      assert.ok(received < 16 * 800_000, `the feed ended early (${received} bytes read)`);
+    it('cuts off a client that reads nothing once more comes while a MiB waits for it', async () => {
+      // Over a Unix socket, whose kernel buffer is a fixed 200 kB or so (loopback TCP's grows
+      // to many MB): a few events fill it. Heartbeats a minute apart: only the bytes cut.
+      const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
+      const local = await buildApp({ config: { ...config, eventsHeartbeatSeconds: 60 }, store, logStream: false });
+      await local.listen({ path });
+      try {
+        const socket = connect(path);
+        await once(socket, 'connect');
+        socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+        socket.pause();
+        // Events of about 480 kB (numbers, not text: no search index has to take them in):
+        // the third leaves more than a MiB waiting, and the fourth is not sent.
+        const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
+        for (let i = 0; i < 5; i++)
+          assert.equal((await send('POST', '/product/', { name: `big ${i}`, big })).status, 201);
+        const cut = 'restock_change_feed_cuts_total{collection="products",reason="buffer"} 1';
+        const counted = async () => (await local.inject({ url: '/metrics' })).body.includes(cut);
+        for (let i = 0; i < 3000 && !(await counted()); i++) await sleep(10);
+        assert.ok(await counted(), 'the feed was not cut off');
+        let received = 0;
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+        });
+        socket.resume();
+        await once(socket, 'close');
+        assert.ok(received < 4 * 480_000, `the feed ended early (${received} bytes read)`);
+      } finally {
+        await local.close();
+      }
     });
 
     it('cuts off a client that leaves what it was sent unread for two heartbeats', async () => {

@@ -86,7 +86,11 @@ describe('group commit (sqlite)', () => {
   });
 
   it('fails the whole batch, mapped, when the write lock stays taken, then recovers', async () => {
-    const mapped = new GroupCommit(db, { mapError: (error) => new Error('mapped', { cause: error }) });
+    const mapped = new GroupCommit(db, {
+      mapError: (error) => new Error('mapped', { cause: error }),
+      // Long enough to retry a few times (1 to 25 ms apart), short enough not to wait 5 s.
+      busyTimeoutMs: 100,
+    });
     db.pragma('busy_timeout = 50');
     // A real fault: another connection holds the write lock past the busy timeout.
     other.exec('BEGIN IMMEDIATE');
