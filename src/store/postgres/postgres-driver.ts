@@ -57,7 +57,12 @@ export async function openPostgres(
     throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
   }
   const query = async (client: pg.Pool | pg.PoolClient, { text, values, name }: Sql): Promise<Result> => {
-    const result = await client.query({ text, values: values as unknown[], ...(name ? { name } : {}) });
+    const result = await client.query({
+      text,
+      values: values as unknown[],
+      ...(name ? { name } : {}),
+      ...sendingTime(values, options.statementTimeoutMs),
+    });
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   };
   const sequencer = startChangeSequencer(sequencerPool);
@@ -160,4 +165,16 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
     client.release(!rolledBack || isUnavailable(error));
     throw error;
   }
+}
+
+/**
+ * A longer client-side timeout for a statement whose values are large (an import's batch
+ * of up to 64 MiB): the server's statement_timeout starts once the statement has arrived,
+ * and sending it takes time of its own: a second a megabyte is allowed for it.
+ */
+function sendingTime(values: readonly unknown[] | undefined, statementTimeoutMs: number): { query_timeout?: number } {
+  let bytes = 0;
+  for (const value of values ?? []) if (typeof value === 'string') bytes += value.length;
+  const megabytes = Math.floor(bytes / 1_048_576);
+  return megabytes === 0 ? {} : { query_timeout: statementTimeoutMs + 1000 + megabytes * 1000 };
 }

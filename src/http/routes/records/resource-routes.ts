@@ -3,8 +3,7 @@
  * modify and delete at the canonical paths and the accepted aliases.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import type { CollectionSchema, SchemaViolation } from '../../../core/collection-schema.js';
-import { oversizedIndexedValue } from '../../../core/indexed-values.js';
+import type { CollectionSchema } from '../../../core/collection-schema.js';
 import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
 import {
   type Collection,
@@ -35,6 +34,7 @@ import type { InFlightGate } from './in-flight-gate.js';
 import { nextPage, readPage } from './list-page.js';
 import { parseListQuery, type RawListQuery } from './list-query.js';
 import { prefers } from './prefer.js';
+import { recordChecks } from './record-checks.js';
 import { JSON_TYPE, recordRenderer, renderRecord, sendRecord } from './record-response.js';
 import {
   EventsQuerySchema,
@@ -119,31 +119,8 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     return id;
   };
 
-  /** Refuses a record that breaks the schema, with every violation at once. */
-  const ensureValid = (violations: SchemaViolation[], what: string) => {
-    if (violations.length === 0) return;
-    const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
-    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
-      errors: violations,
-    });
-  };
-  /** Refuses a value too large for the index of its field. */
-  const ensureIndexable = (fields: unknown) => {
-    const oversized = oversizedIndexedValue(fields, options.indexed.paths, options.indexed.maxBytes);
-    if (!oversized) return;
-    const detail = `A value of an indexed field is larger than its index holds; nothing was written.`;
-    throw new HttpProblem('indexed-value-too-large', detail, { errors: [oversized] });
-  };
   const { schema } = options;
-  const { maxBytes: maxIndexed, paths: indexedPaths } = options.indexed;
-  // The record as a change leaves it: no value of it can pass the cap while the whole is smaller.
-  const checkMerged = (data: string) => {
-    const large = indexedPaths.length > 0 && data.length * 3 > maxIndexed;
-    const fields = schema || large ? JSON.parse(data) : undefined;
-    if (schema) ensureValid(schema.check(fields), 'as changed');
-    if (large) ensureIndexable(fields);
-  };
-
+  const checks = recordChecks(resource, schema, options.indexed);
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
       ? sendCreated(reply, record)
@@ -208,8 +185,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       // An array creates all its records or none (./bulk-create.ts); an object, one record.
       const texts = isBulk(request) ? bulkRecords(request.body, bulk) : undefined;
       const fields = texts ? undefined : clientFields(request.body);
-      if (fields && schema) ensureValid(schema.check(fields), 'sent');
-      if (fields) ensureIndexable(fields);
+      if (fields) checks.sent(fields);
       const data = texts ? `[${texts.join(',')}]` : JSON.stringify(fields);
       const bytes = texts ? 0 : Buffer.byteLength(data);
       if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
@@ -241,7 +217,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       const patch = clientFields(request.body);
       const ifVersion = ifMatchVersions(request.headers['if-match'], id);
       const maxBytes = options.maxRecordBytes;
-      const record = await collection.merge(id, patch, { ifVersion, check: checkMerged, maxBytes });
+      const record = await collection.merge(id, patch, { ifVersion, check: checks.merged, maxBytes });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
