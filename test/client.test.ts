@@ -207,7 +207,10 @@ describe('the client with API keys', () => {
   let origin: string;
   before(async () => {
     db = await kind.create();
-    app = await buildApp({ config: defaultConfig({ ...withKeys(), databaseUrl: db.url }), logStream: false });
+    app = await buildApp({
+      config: defaultConfig({ maxEventLoopDelay: 0, ...withKeys(), databaseUrl: db.url }),
+      logStream: false,
+    });
     origin = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   after(async () => {

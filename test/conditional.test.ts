@@ -232,7 +232,10 @@ for (const kind of STORE_KINDS) {
     });
 
     it('is shared by every instance on the database', async () => {
-      const other = await buildApp({ config: defaultConfig({ databaseUrl: ctx.db.url }), logStream: false });
+      const other = await buildApp({
+        config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: ctx.db.url }),
+        logStream: false,
+      });
       try {
         const first = await post('key-5', { order: 'k5' });
         const elsewhere = await other.inject({

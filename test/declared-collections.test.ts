@@ -59,7 +59,7 @@ for (const kind of STORE_KINDS) {
     it("serves exactly the folder's collections, with their singular, indexes and docs", async () => {
       const db = await kind.create();
       const app = await buildApp({
-        config: defaultConfig({ databaseUrl: db.url, schemas: schemaFolder({ crates: true }) }),
+        config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: schemaFolder({ crates: true }) }),
         logStream: false,
       });
       const contract = checkAgainstDocument(app);
@@ -99,7 +99,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const open = (crates: boolean) =>
         buildApp({
-          config: defaultConfig({ databaseUrl: db.url, schemas: schemaFolder({ crates }) }),
+          config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: schemaFolder({ crates }) }),
           logStream: false,
         });
       try {

@@ -449,6 +449,7 @@ for (const kind of STORE_KINDS) {
         DEFAULT_RESOURCES.map((r) => r.plural),
       );
       const config = defaultConfig({
+        maxEventLoopDelay: 0,
         ...withKeys({ rateLimitMax: 0 }),
         databaseUrl: db.url,
         bodyLimit: BODY_LIMIT,

@@ -27,7 +27,7 @@ for (const kind of STORE_KINDS) {
       const db = await kind.create();
       const lines: Record<string, unknown>[] = [];
       const app = await buildApp({
-        config: defaultConfig({ databaseUrl: db.url }),
+        config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url }),
         logStream: { write: (line) => lines.push(JSON.parse(line)) },
       });
       try {
@@ -126,7 +126,11 @@ for (const kind of STORE_KINDS) {
           },
         ],
       };
-      const app = await buildApp({ config: defaultConfig({ databaseUrl: db.url }), store, logStream: false });
+      const app = await buildApp({
+        config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url }),
+        store,
+        logStream: false,
+      });
       try {
         waiting = 2;
         const text = (await app.inject({ url: '/metrics' })).body;

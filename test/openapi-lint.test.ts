@@ -20,7 +20,7 @@ const REDOCLY = join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
 
 async function documentOf(settings: Partial<Config>): Promise<string> {
   const app = await buildApp({
-    config: defaultConfig({ databaseUrl: 'sqlite::memory:', ...settings }),
+    config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: 'sqlite::memory:', ...settings }),
     logStream: false,
   });
   try {

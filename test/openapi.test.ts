@@ -86,7 +86,7 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       db = await kind.create();
       app = await buildApp({
-        config: defaultConfig({ databaseUrl: db.url }),
+        config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url }),
         logStream: false,
         onRoute: (route) => routes.push(route),
       });

@@ -199,7 +199,10 @@ for (const kind of STORE_KINDS) {
     it('never touches records; refuses to start over duplicates, naming them; check lists every violation', async () => {
       const db = await kind.create();
       try {
-        const open = await buildApp({ config: defaultConfig({ databaseUrl: db.url }), logStream: false });
+        const open = await buildApp({
+          config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url }),
+          logStream: false,
+        });
         const made: { id: number }[] = [];
         for (const fields of [
           { name: 'Fine', email: 'fine@example.com' },
@@ -213,7 +216,10 @@ for (const kind of STORE_KINDS) {
         await open.close();
 
         await assert.rejects(
-          buildApp({ config: defaultConfig({ databaseUrl: db.url, schemas: STORE_SCHEMAS }), logStream: false }),
+          buildApp({
+            config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: STORE_SCHEMAS }),
+            logStream: false,
+          }),
           (error: Error) =>
             error.name === 'StoreSetupError' &&
             error.message.includes('users.email') &&
