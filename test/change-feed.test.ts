@@ -238,32 +238,51 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('cuts off a client that reads nothing once more comes while a MiB waits for it', async () => {
-      // Over a Unix socket, whose kernel buffer is a fixed 200 kB or so (loopback TCP's grows
-      // to many MB): a few events fill it. Heartbeats a minute apart: only the bytes cut.
+    /**
+     * A server with heartbeats `heartbeatSeconds` apart on a Unix socket, whose kernel buffer
+     * is a fixed 200 kB or so (loopback TCP's grows to many MB), so that what a client leaves
+     * unread waits in the server; and a client of its products feed that reads nothing yet.
+     * `cutFor` waits until the server counts the feed's cut for `reason` (a paused socket does
+     * not see its end), then reads the rest and resolves with the bytes the client got.
+     */
+    const pausedFeed = async (heartbeatSeconds: number) => {
       const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
-      const local = await buildApp({ config: { ...config, eventsHeartbeatSeconds: 60 }, store, logStream: false });
+      const local = await buildApp({
+        config: { ...config, eventsHeartbeatSeconds: heartbeatSeconds },
+        store,
+        logStream: false,
+      });
       await local.listen({ path });
-      try {
-        const socket = connect(path);
-        await once(socket, 'connect');
-        socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
-        socket.pause();
-        // Events of about 480 kB (numbers, not text: no search index has to take them in):
-        // the third leaves more than a MiB waiting, and the fourth is not sent.
-        const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
-        for (let i = 0; i < 5; i++)
-          assert.equal((await send('POST', '/product/', { name: `big ${i}`, big })).status, 201);
-        const cut = 'restock_change_feed_cuts_total{collection="products",reason="buffer"} 1';
-        const counted = async () => (await local.inject({ url: '/metrics' })).body.includes(cut);
-        for (let i = 0; i < 3000 && !(await counted()); i++) await sleep(10);
-        assert.ok(await counted(), 'the feed was not cut off');
+      const socket = connect(path);
+      await once(socket, 'connect');
+      socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+      socket.pause();
+      const metrics = async () => (await local.inject({ url: '/metrics' })).body;
+      const cutFor = async (reason: 'buffer' | 'stall') => {
+        const cut = `restock_change_feed_cuts_total{collection="products",reason="${reason}"} 1`;
+        for (let i = 0; i < 3000 && !(await metrics()).includes(cut); i++) await sleep(10);
+        assert.ok((await metrics()).includes(cut), 'the feed was not cut off');
         let received = 0;
         socket.on('data', (chunk: Buffer) => {
           received += chunk.length;
         });
         socket.resume();
         await once(socket, 'close');
+        return received;
+      };
+      return { local, metrics, cutFor };
+    };
+    // Numbers, not text: no search index has to take them in. About 480 kB an event.
+    const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
+
+    it('cuts off a client that reads nothing once more comes while a MiB waits for it', async () => {
+      // Heartbeats a minute apart: only the bytes cut.
+      const { local, cutFor } = await pausedFeed(60);
+      try {
+        // The third event leaves more than a MiB waiting, and the fourth is not sent.
+        for (let i = 0; i < 5; i++)
+          assert.equal((await send('POST', '/product/', { name: `big ${i}`, big })).status, 201);
+        const received = await cutFor('buffer');
         assert.ok(received < 4 * 480_000, `the feed ended early (${received} bytes read)`);
       } finally {
         await local.close();
@@ -271,35 +290,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it('cuts off a client that leaves what it was sent unread for two heartbeats', async () => {
-      // Over a Unix socket, whose kernel buffer is a fixed 200 kB or so (loopback TCP's grows
-      // to many MB), so that what the client leaves unread waits in the server.
-      const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
-      const local = await buildApp({ config: { ...config, eventsHeartbeatSeconds: 0.05 }, store, logStream: false });
-      await local.listen({ path });
+      // Heartbeats 50 ms apart: the cut comes 100 to 150 ms after the event.
+      const { local, metrics, cutFor } = await pausedFeed(0.05);
       try {
-        const socket = connect(path);
-        await once(socket, 'connect');
-        socket.write('GET /products/events/ HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
-        socket.pause();
-        // One event of about 500 kB: more than the kernel takes, less than the MiB that
-        // would cut the client off by itself.
-        const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
+        // One event: more than the kernel takes, less than the MiB that would cut the client off.
         assert.equal((await send('POST', '/product/', { name: 'stall', big })).status, 201);
-        // Heartbeats are 50 ms apart here: the cut comes 100 to 150 ms after the event. A
-        // paused socket does not see its end, so the server's count tells.
-        const cut = 'restock_change_feed_cuts_total{collection="products",reason="stall"} 1';
-        const metrics = async () => (await local.inject({ url: '/metrics' })).body;
         assert.match(await metrics(), /restock_change_feeds_open\{collection="products"\} 1\n/);
-        const counted = async () => (await metrics()).includes(cut);
-        for (let i = 0; i < 3000 && !(await counted()); i++) await sleep(10);
-        assert.ok(await counted(), 'the feed was not cut off');
+        const received = await cutFor('stall');
         assert.doesNotMatch(await metrics(), /restock_change_feeds_open\{collection="products"\} [1-9]/);
-        let received = 0;
-        socket.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-        });
-        socket.resume();
-        await once(socket, 'close');
         assert.ok(received < 480_000, `the event was read whole (${received} bytes)`);
       } finally {
         await local.close();
