@@ -245,10 +245,10 @@ for (const kind of STORE_KINDS) {
      * `cutFor` waits until the server counts the feed's cut for `reason` (a paused socket does
      * not see its end), then reads the rest and resolves with the bytes the client got.
      */
-    const pausedFeed = async (heartbeatSeconds: number) => {
+    const pausedFeed = async (heartbeatSeconds: number, more: Partial<Config> = {}) => {
       const path = join(mkdtempSync(join(tmpdir(), 'restock-feed-')), 'socket');
       const local = await buildApp({
-        config: { ...config, eventsHeartbeatSeconds: heartbeatSeconds },
+        config: { ...config, eventsHeartbeatSeconds: heartbeatSeconds, ...more },
         store,
         logStream: false,
       });
@@ -270,7 +270,7 @@ for (const kind of STORE_KINDS) {
         await once(socket, 'close');
         return received;
       };
-      return { local, metrics, cutFor };
+      return { local, metrics, cutFor, socket };
     };
     // Numbers, not text: no search index has to take them in. About 480 kB an event.
     const big = Array.from({ length: 60_000 }, (_, i) => 1_000_000 + i);
@@ -285,6 +285,29 @@ for (const kind of STORE_KINDS) {
         const received = await cutFor('buffer');
         assert.ok(received < 4 * 480_000, `the feed ended early (${received} bytes read)`);
       } finally {
+        await local.close();
+      }
+    });
+
+    it('sends a client that keeps up two events of 900 kB written together, without a cut', async () => {
+      const { local, metrics, socket } = await pausedFeed(60, { bodyLimit: 4 << 20, maxRecordBytes: 4 << 20 });
+      try {
+        socket.setEncoding('latin1');
+        let text = '';
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        socket.resume();
+        // One transaction, so one batch handed to the feed at once: the second event is
+        // written while most of the first still waits (more than a MiB in all).
+        const large = { big: Array.from({ length: 110_000 }, (_, i) => 1_000_000 + i) };
+        const made = await local.inject({ method: 'POST', url: '/product/', payload: [large, large] });
+        assert.equal(made.statusCode, 201);
+        while ((text.match(/event: created/g) ?? []).length < 2 && !socket.destroyed) await sleep(10);
+        assert.equal((text.match(/event: created/g) ?? []).length, 2);
+        assert.doesNotMatch(await metrics(), /change_feed_cuts_total\{collection="products",reason="buffer"\}/);
+      } finally {
+        socket.destroy();
         await local.close();
       }
     });
