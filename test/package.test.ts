@@ -4,9 +4,10 @@
  * docs, and its bin answers. Slow (a real install from the npm registry or its cache, which
  * compiles the SQLite driver), so it is one test.
  *
- * It packs a copy of the clone: packing builds dist/, which the other test files, running
- * beside this one, start servers from. Where the machine has ccache, the install compiles
- * through it, so that a second run does not compile SQLite again (CI installs it).
+ * It packs a copy of the clone, dist/ included with its times: packing builds dist/ when a
+ * source is newer, and the other test files, running beside this one, start servers from
+ * the clone's own. Where the machine has ccache, the install compiles through it, so that a
+ * second run does not compile SQLite again (CI installs it).
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -21,8 +22,8 @@ import { startServer } from './helpers/server.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 
-/** What the copy leaves out: installed, built and local files. */
-const NOT_COPIED = new Set(['node_modules', 'dist', 'data', '.git', 'test-artifacts']);
+/** What the copy leaves out: installed and local files. */
+const NOT_COPIED = new Set(['node_modules', 'data', '.git', 'test-artifacts']);
 
 function hasCcache(): boolean {
   try {
@@ -44,7 +45,11 @@ describe('the package', () => {
   it('packs, installs into an empty folder and serves there, and its bin answers --version', async () => {
     const work = mkdtempSync(join(tmpdir(), 'restock-package-'));
     const clone = join(work, 'clone');
-    cpSync(ROOT, clone, { recursive: true, filter: (path) => !NOT_COPIED.has(relative(ROOT, path)) });
+    cpSync(ROOT, clone, {
+      recursive: true,
+      preserveTimestamps: true,
+      filter: (path) => !NOT_COPIED.has(relative(ROOT, path)),
+    });
     symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
     await npm(['pack', '--pack-destination', work], clone);
     const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) ?? 'none');
