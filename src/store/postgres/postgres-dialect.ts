@@ -48,6 +48,9 @@ export const postgresDialect: SqlDialect = {
   inList: (column, param) => `${column} = ANY(${param}::bigint[])`,
   intList: (values) => values,
   forUpdate: ' FOR UPDATE',
+  // OFFSET 0 keeps the planner from merging the subquery back into a join it may hash.
+  lookupJoin: (table, alias, on) =>
+    `CROSS JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} OFFSET 0) ${alias}`,
   forKeyShare: ' FOR KEY SHARE',
   explicitIds: 'OVERRIDING SYSTEM VALUE',
   afterExplicitIds: (table) =>

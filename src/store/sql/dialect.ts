@@ -83,6 +83,12 @@ export interface SqlDialect {
   readonly explicitIds: string;
   /** A statement to run after a restore gave ids of its own, so later creates go past them. */
   afterExplicitIds?(table: string): string;
+  /**
+   * A join that finds the rows of `table` (as `alias`) matching `on` by an index lookup for
+   * each row before it, whatever the table's statistics say. (PostgreSQL, holding a young
+   * table for tiny, scans it whole for every step of a recursive walk: the square of the depth.)
+   */
+  lookupJoin(table: string, alias: string, on: string): string;
   /** Idempotency keys' clock: `now`, and the moment a parameter's milliseconds before it (after it, when negative). */
   readonly keyClock: { readonly now: string; ago(ms: string): string };
 }
