@@ -37,18 +37,45 @@ function times(args) {
   for (const test of tests.slice(0, top)) console.log(`${seconds(test.ms)}  ${test.file}: ${test.name}`);
 }
 
-/** Failures of tests themselves; a suite that failed only because a test in it did is left out. */
+/** How many distinct failures are printed in full; the rest get one line between them. */
+const SHOWN = 5;
+
+/**
+ * Failures of tests themselves (a suite that failed only because a test in it did is left
+ * out), one entry per distinct assertion: where it failed and its message once, then how
+ * many tests on which Node.js lines, so that one broken assertion in a helper many tests
+ * share still leaves the tail of a CI log room to name it.
+ */
 function failures(reports) {
+  const groups = new Map();
   let count = 0;
   for (const report of reports) {
     for (const entry of read(report)) {
       if (entry.ok || entry.failure?.kind === 'subtestsFailed') continue;
       count++;
       const where = `${entry.file ?? '?'}:${entry.failure?.line ?? entry.declaredAt ?? '?'}`;
-      const message = (entry.failure?.message ?? '').split('\n').slice(0, 6).join('\n    ');
-      console.log(`✖ ${where} (Node.js ${entry.node})\n  ${entry.name}\n    ${message}`);
+      const lines = (entry.failure?.message ?? '').split('\n').filter((line) => line.trim() !== '');
+      const message = lines.slice(0, 4).join('\n    ');
+      const key = `${where}\n${message}`;
+      const group = groups.get(key) ?? { where, message, names: [], nodes: new Set() };
+      group.names.push(entry.name);
+      group.nodes.add(entry.node);
+      groups.set(key, group);
     }
   }
+  const all = [...groups.values()];
+  for (const { where, message, names, nodes } of all.slice(0, SHOWN)) {
+    const tests = names.length === 1 ? '' : `, ${names.length} tests`;
+    const more = names.length === 1 ? '' : ` (and ${names.length - 1} more)`;
+    console.log(`✖ ${where} (Node.js ${[...nodes].join(', ')}${tests})\n  ${names[0]}${more}\n    ${message}`);
+  }
+  if (all.length > SHOWN)
+    console.log(
+      `✖ also: ${all
+        .slice(SHOWN)
+        .map((group) => group.where)
+        .join(', ')}`,
+    );
   console.log(count === 0 ? 'No test failed.' : `${count} failed test${count === 1 ? '' : 's'}.`);
 }
 
