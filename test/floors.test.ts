@@ -3,6 +3,7 @@
  * then http, then commands, then the server. A module may import its own floor and those
  * below it, never one above (docs/architecture.md says why each floor sits where it does).
  * Beside them, src/client/ stands alone: it runs in browsers, so it imports nothing else.
+ * Inside every floor and folder, imports make no circle.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -53,6 +54,42 @@ export function arrowsUp(files: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
+/**
+ * Every circle of imports among `files` (type-only ones too), each as its files in order:
+ * a circle makes its files one piece that can only be understood, tested or moved whole.
+ */
+export function circlesOf(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [path, source] of files) {
+    const targets = importsOf(source).map((specifier) =>
+      posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts'),
+    );
+    edges.set(
+      path,
+      targets.filter((target) => files.has(target)),
+    );
+  }
+  // Tarjan's strongly connected components: each of more than one file, or a file importing itself, is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (path: string) => {
+    index.set(path, index.size);
+    low.set(path, index.get(path) as number);
+    stack.push(path);
+    for (const target of edges.get(path) ?? []) {
+      if (!index.has(target)) visit(target);
+      if (stack.includes(target)) low.set(path, Math.min(low.get(path) as number, low.get(target) as number));
+    }
+    if (low.get(path) !== index.get(path)) return;
+    const component = stack.splice(stack.indexOf(path));
+    if (component.length > 1 || edges.get(path)?.includes(path)) circles.push(component.sort());
+  };
+  for (const path of [...files.keys()].sort()) if (!index.has(path)) visit(path);
+  return circles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
+
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** Every source file under src/, by its path there (with `/` on every system). */
@@ -83,6 +120,27 @@ describe('the floors of src/', () => {
       'src/store/b.ts imports ../http/c.js (store → http)',
       'src/http/c.ts imports ../commands/d.js (http → commands)',
       'src/config/e.ts imports ../server.js (config → server)',
+    ]);
+  });
+});
+
+describe('the imports of src/', () => {
+  it('make no circle, inside a folder either, type-only imports included', () => {
+    assert.deepEqual(circlesOf(sources()), []);
+  });
+
+  it('are checked for circles for real: a circle of two and one of three are found', () => {
+    const files = new Map([
+      ['store/a.ts', "import type { B } from './b.js';"],
+      ['store/b.ts', "import { a } from './a.js';"],
+      ['http/c.ts', "import { d } from './d.js';\nimport { a } from '../store/a.js';"],
+      ['http/d.ts', "export { e } from './sub/e.js';"],
+      ['http/sub/e.ts', "const c = await import('../c.js');"],
+      ['core/f.ts', "import { b } from '../store/b.js';"],
+    ]);
+    assert.deepEqual(circlesOf(files), [
+      ['http/c.ts', 'http/d.ts', 'http/sub/e.ts'],
+      ['store/a.ts', 'store/b.ts'],
     ]);
   });
 });

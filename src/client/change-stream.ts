@@ -3,8 +3,9 @@
  * `fetch` (which, unlike the browser's EventSource, sends the API key as a header and runs
  * in Node.js too), resumed after the last event seen whenever the connection breaks.
  */
-import type { Stored } from './collection.js';
+
 import { ProblemError } from './problem-error.js';
+import type { Stored } from './stored.js';
 import type { Transport } from './transport.js';
 
 /** A change to one record; `deleted` carries the record as it was. */

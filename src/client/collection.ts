@@ -1,17 +1,8 @@
 /** The operations on one collection: read, list, create, change, delete, follow. */
 import { type ChangeEvent, followFeed, type SubscribeOptions } from './change-stream.js';
 import { type ListQuery, nextLink, queryString } from './list-query.js';
+import type { Stored, SystemFields } from './stored.js';
 import type { Transport } from './transport.js';
-
-/** The fields restock keeps on every record. */
-export interface SystemFields {
-  readonly id: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-/** A record as restock stores it: the client's fields and the system's. */
-export type Stored<T> = T & SystemFields;
 
 /** A JSON Merge Patch of `T`: fields given replace, `null` removes one, absent ones stay. */
 export type Patch<T> = { [K in keyof T]?: T[K] | null };

@@ -15,9 +15,10 @@ import { CollectionClient } from './collection.js';
 import { type ClientOptions, Transport } from './transport.js';
 
 export type { ChangeEvent, FeedReset, RecordChange, SubscribeOptions } from './change-stream.js';
-export { CollectionClient, etagOf, type Page, type Patch, type Stored, type SystemFields } from './collection.js';
+export { CollectionClient, etagOf, type Page, type Patch } from './collection.js';
 export type { ListQuery, Operators, Scalar } from './list-query.js';
 export { type Problem, ProblemError } from './problem-error.js';
+export type { Stored, SystemFields } from './stored.js';
 export { type ClientOptions, OVERRIDE_HEADER } from './transport.js';
 
 /** The collections a client knows, by plural name, with the fields of their records. */

@@ -2,7 +2,7 @@
  * What the change log keeps and answers (sql/change-log-sql.ts writes it): every committed
  * change of every collection, numbered per collection in commit order.
  */
-import type { StoredRecord } from './store.js';
+import type { StoredRecord } from './record-model.js';
 
 /** One change to a record, as the change log keeps it. */
 export interface Change {

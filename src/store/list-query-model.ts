@@ -2,7 +2,7 @@
  * What a list asks of a store: filters, search, order, paging; in the store's own terms,
  * after the HTTP layer has parsed a query string into them (src/http/routes/records/list-query.ts).
  */
-import type { StoredRecord } from './store.js';
+import type { StoredRecord } from './record-model.js';
 
 /** A JSON value a filter compares with. */
 export type JsonScalar = string | number | boolean | null;

@@ -7,25 +7,12 @@ import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
 import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
+import type { StoredRecord } from './record-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
 /** The most ids one statement of {@link Collection.getMany} reads. */
 export const MAX_MANY = 1000;
-
-/** A record as stored: the client's fields as JSON object text, plus the system fields. */
-export interface StoredRecord {
-  id: number;
-  /**
-   * The client's fields as JSON object text, as the database writes it (SQLite keeps the
-   * compact text it was given; PostgreSQL's jsonb adds blanks and orders keys its own way).
-   */
-  data: string;
-  /** Starts at 1 and grows by one with every change; the basis of the ETag. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /**
  * A write's precondition (`If-Match`): it applies only while the record's version is one
@@ -225,4 +212,5 @@ export interface StoreOptions {
 
 export * from './change-log-model.js';
 export * from './list-query-model.js';
+export * from './record-model.js';
 export * from './store-errors.js';

@@ -9,9 +9,8 @@
  */
 import type { Change, ChangeBounds, ChangeLog, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
-import type { SqlDriver } from './driver.js';
+import type { Guard, SqlDriver } from './driver.js';
 import { type Program, type Sql, sql, statement } from './program.js';
-import type { Guard } from './sql-collection.js';
 
 /** The most changes one read returns. */
 export const CHANGES_PER_READ = 1000;

@@ -95,3 +95,6 @@ export interface SchemaDdl {
   /** The indexes of the collections' tables: `table`, `name`, and `unique` (truthy). */
   listIndexes(collections: readonly string[]): Sql;
 }
+
+/** Maps a driver's error to the store's, naming the collection whose write it was. */
+export type Guard = <T>(work: Promise<T>, table?: string) => Promise<T>;

@@ -15,7 +15,7 @@ import {
 } from '../store.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
-import type { SqlDriver } from './driver.js';
+import type { Guard, SqlDriver } from './driver.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
 import type { IsIndexed } from './list-terms.js';
 import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
@@ -24,9 +24,6 @@ import { collectionSql, recordColumns } from './record-sql.js';
 import { holdTargets, link, type ReferenceGraph, unlink } from './reference-sql.js';
 import { completeClaim } from './sql-idempotency.js';
 import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
-
-/** Maps a driver's error to the store's, naming the collection whose write it was. */
-export type Guard = <T>(work: Promise<T>, table?: string) => Promise<T>;
 
 /** Rows per INSERT of a batch (createMany, restore): far below every database's parameter limit. */
 const ROWS_PER_INSERT = 1000;

@@ -5,10 +5,9 @@
  */
 import type { IdempotencyClaim, IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
-import type { SqlDriver } from './driver.js';
+import type { Guard, SqlDriver } from './driver.js';
 import { type StoredKey, settledClaim } from './idempotency-claim.js';
 import { first, type Program, type Sql, statement } from './program.js';
-import type { Guard } from './sql-collection.js';
 
 /** How many times a claim looks again for a key released between its INSERT and its SELECT. */
 const CLAIM_ATTEMPTS = 3;

@@ -12,11 +12,11 @@ import {
   StoreUnavailableError,
 } from '../store.js';
 import { sqlChangeLog } from './change-log-sql.js';
-import type { SchemaDdl, SqlDriver } from './driver.js';
+import type { Guard, SchemaDdl, SqlDriver } from './driver.js';
 import { indexedIn } from './index-sql.js';
 import { ReferenceGraph } from './reference-sql.js';
 import { type SchemaTarget, syncSchema } from './schema-sync.js';
-import { type Guard, sqlCollection } from './sql-collection.js';
+import { sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
 import { uniqueIndexName, uniqueViolation } from './unique-sql.js';
 
