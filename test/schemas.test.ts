@@ -279,8 +279,14 @@ describe('bad schema files', () => {
       /Orders\.schema\.json: the name "Orders" must be a lower-case word/,
     );
     refused(folder({ 'sheep.schema.json': '{"x-singular": "sheep"}' }), /singular "sheep" must differ/);
-    refused(folder({ 'metrics.schema.json': '{"x-singular": "metric"}' }), /"metrics" .* keeps for itself/);
-    refused(folder({ 'idempotency_keys.json': '{}' }), /"idempotency_keys" .* keeps for itself/);
+    refused(
+      folder({ 'metrics.schema.json': '{"x-singular": "metric"}' }),
+      /metrics\.schema\.json: "metrics" \(the plural of metrics\) is a path restock serves itself/,
+    );
+    refused(
+      folder({ 'boxes.schema.json': '{"x-singular": "docs"}' }),
+      /boxes\.schema\.json: "docs" \(the singular of boxes\) is a path restock serves itself/,
+    );
     refused(
       folder({ 'users.json': '{}', 'accounts.json': '{"x-singular": "users"}' }),
       /"users" is both the singular of accounts and the plural of users/,

@@ -31,12 +31,10 @@ export interface DeclarationSettings {
 }
 
 /**
- * Names a collection may not take: paths restock serves itself, and tables it keeps
- * beside the collections' own (a collection's table is named after its plural, and its
- * search index after the plural with `_search`).
+ * Names a collection may not take: paths restock serves itself. (The tables the store keeps
+ * beside the collections' own are the store's to refuse: src/store/store-tables.ts.)
  */
 const RESERVED_NAMES = new Set(['healthz', 'readyz', 'metrics', 'problems', 'docs', 'console', 'openapi']);
-const RESERVED_TABLES = new Set(['idempotency_keys', 'schema_migrations', 'record_refs', 'declared_refs']);
 
 /** The collections `settings` declare; anything wrong is a one-line {@link ConfigError}. */
 export function declareCollections(settings: DeclarationSettings): DeclaredCollections {
@@ -88,8 +86,9 @@ function checked(declared: DeclaredCollections): DeclaredCollections {
       [plural, `the plural of ${plural}`],
       [singular, `the singular of ${plural}`],
     ] as const) {
-      if (RESERVED_NAMES.has(name) || RESERVED_TABLES.has(name) || name.endsWith('_search')) {
-        throw new ConfigError(`SCHEMAS: "${name}" (${role}) is a name restock keeps for itself`);
+      if (RESERVED_NAMES.has(name)) {
+        const file = declared.schemas.get(plural)?.file ?? plural;
+        throw new ConfigError(`SCHEMAS: ${file}: "${name}" (${role}) is a path restock serves itself`);
       }
       const other = taken.get(name);
       if (other !== undefined) throw new ConfigError(`SCHEMAS: "${name}" is both ${other} and ${role}`);

@@ -2,6 +2,7 @@ import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
 import type { DeclaredCollections } from '../core/collections.js';
 import { openSqlStore } from './sql/sql-store.js';
 import type { Store, StoreOptions } from './store.js';
+import { refuseStoreTables } from './store-tables.js';
 
 /** What a store uses when the caller does not say: the settings' defaults, no indexes. */
 export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULTS, {
@@ -12,12 +13,14 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULT
 /**
  * The store options the settings ask for, with the declared collections' indexes and, unless
  * `enforceUnique` is false (for `check`, which lists shared values), their unique fields.
+ * A collection whose table would be one of the store's own is refused here, naming its file.
  */
 export function storeOptionsOf(
   config: Config,
   declared: Pick<DeclaredCollections, 'schemas' | 'indexes'> & Partial<Pick<DeclaredCollections, 'references'>>,
   { enforceUnique = true } = {},
 ): StoreOptions {
+  refuseStoreTables(declared.schemas);
   return {
     indexes: declared.indexes,
     references: declared.references ?? [],

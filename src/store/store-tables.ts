@@ -1,0 +1,27 @@
+/**
+ * The tables the store keeps beside the collections' own, on every engine. A collection's
+ * table is named after its plural, so a collection may take none of these names, nor one
+ * ending in `_search` (its search index's name). The store owns the list: a table added to
+ * a migration belongs here, and a test holds the list against the tables each engine makes.
+ */
+import { ConfigError } from '../config/index.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+
+export const STORE_TABLES: readonly string[] = [
+  'change_inbox',
+  'change_seqs',
+  'changes',
+  'declared_refs',
+  'idempotency_keys',
+  'record_refs',
+  'schema_migrations',
+];
+
+/** Refuses, in one line naming the file, a declared collection whose table would be one of the store's. */
+export function refuseStoreTables(schemas: ReadonlyMap<string, Pick<CollectionSchema, 'file'>>): void {
+  for (const [plural, { file }] of schemas) {
+    if (STORE_TABLES.includes(plural) || plural.endsWith('_search')) {
+      throw new ConfigError(`SCHEMAS: ${file}: "${plural}" names a table restock keeps for itself`);
+    }
+  }
+}
