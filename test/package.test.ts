@@ -5,9 +5,9 @@
  * compiles the SQLite driver), so it is one test.
  *
  * It packs a copy of the clone, dist/ included with its times: packing builds dist/ when a
- * source is newer, and the other test files, running beside this one, start servers from
- * the clone's own. Where the machine has ccache, the install compiles through it, so that a
- * second run does not compile SQLite again (CI installs it).
+ * source is newer, and the copy's, not the one the other test files, running beside this
+ * one, start servers from. Where the machine has ccache, the install compiles through it,
+ * so that a second run does not compile SQLite again (CI installs it).
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
