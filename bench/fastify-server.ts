@@ -7,8 +7,8 @@
  * Usage: node --import tsx bench/fastify-server.ts <database path> <port>
  */
 import Fastify from 'fastify';
-import { etagOf } from '../src/http/routes/records/conditional.js';
-import { JSON_TYPE, renderRecord } from '../src/http/routes/records/record-response.js';
+import { etagOf } from '../src/records/conditional.js';
+import { JSON_TYPE, renderRecord } from '../src/records/render.js';
 import { collectionSql } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
 import { declareCollections } from '../src/core/collections.js';
-import { encodeCursor } from '../src/http/routes/records/cursor.js';
+import { encodeCursor } from '../src/records/cursor.js';
 import { openStore } from '../src/store/open-store.js';
 
 const { values: args } = parseArgs({

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { MAX_FIELDS, MAX_SORT_KEYS } from '../src/http/routes/records/list-query.js';
+import { MAX_FIELDS, MAX_SORT_KEYS } from '../src/records/list-query.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
-import { fingerprintOf } from '../src/http/routes/records/idempotency.js';
+import { fingerprintOf } from '../src/records/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { DEFAULT_RESOURCES } from '../src/core/resources.js';
-import { readPage } from '../src/http/routes/records/list-page.js';
+import { readPage } from '../src/records/list-page.js';
 import { mergePatch } from '../src/store/merge-patch.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Collection, ListQuery, StoredRecord } from '../src/store/store.js';

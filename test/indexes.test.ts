@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
 import { declareCollections } from '../src/core/collections.js';
-import { parseListQuery, type RawListQuery } from '../src/http/routes/records/list-query.js';
+import { parseListQuery, type RawListQuery } from '../src/records/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
 import { FOLD_CASE_FUNCTION } from '../src/store/sql/case-fold.js';

@@ -8,8 +8,8 @@ import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../config/index.js';
-import { readPage } from '../http/routes/records/list-page.js';
-import { renderRecord } from '../http/routes/records/record-response.js';
+import { readPage } from '../records/list-page.js';
+import { renderRecord } from '../records/render.js';
 import type { Position } from '../store/store.js';
 import { type CommandContext, collectionOption, openCollection } from './command.js';
 

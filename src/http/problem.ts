@@ -2,6 +2,7 @@
  * RFC 9457 problem details: the one shape every error response has.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type FieldError, Refusal } from '../records/refusal.js';
 import {
   IdempotencyConflictError,
   IdsExhaustedError,
@@ -24,10 +25,7 @@ export { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
 export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
-export interface ProblemFieldError {
-  pointer: string;
-  message: string;
-}
+export type ProblemFieldError = FieldError;
 
 /** An error that is meant for the client: thrown anywhere, answered as a problem document. */
 export class HttpProblem extends Error {
@@ -52,6 +50,13 @@ export class HttpProblem extends Error {
 /** Turns anything thrown while handling a request into the problem the client should see. */
 export function toProblem(error: FastifyError | Error, requestId: string): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (error instanceof Refusal) {
+    const { errors, retryAfter } = error.extras;
+    return new HttpProblem(error.kind, error.detail, {
+      ...(errors ? { errors } : {}),
+      ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
+    });
+  }
   if (error instanceof PreconditionFailedError) {
     return new HttpProblem(
       'precondition-failed',

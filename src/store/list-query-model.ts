@@ -1,21 +1,14 @@
 /**
  * What a list asks of a store: filters, search, order, paging; in the store's own terms,
- * after the HTTP layer has parsed a query string into them (src/http/routes/records/list-query.ts).
+ * after a query string has been parsed into them (src/records/list-query.ts).
  */
+import type { FilterOp, JsonScalar } from './filter-operators.js';
 import type { StoredRecord } from './record-model.js';
 
-/** A JSON value a filter compares with. */
-export type JsonScalar = string | number | boolean | null;
+export type { FilterOp, JsonScalar } from './filter-operators.js';
 
 /** A field of a record: a system field, or a path into the client's fields (`["a","b"]` for `a.b`). */
 export type FieldRef = 'id' | 'createdAt' | 'updatedAt' | { readonly path: readonly string[] };
-
-/**
- * How a filter compares. Comparisons are typed: a number only ever equals or orders
- * against numbers, a string against strings (by Unicode code point), so `price[gt]=5`
- * never matches the string "50". `eq null` matches a null or missing field.
- */
-export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith';
 
 /**
  * The most values one `in` condition may hold: the SQL compares each in a term of its own

@@ -1,7 +1,7 @@
 /**
  * A collection's filters as query parameters: `price=19.5`, or `price[gte]=10` as OpenAPI's
  * deepObject style writes `{ price: { gte: 10 } }`. Fastify's schema cannot say which
- * fields exist (any field filters, ../routes/records/list-query.ts), so the document lists
+ * fields exist (any field filters, src/records/list-query.ts), so the document lists
  * those it knows a collection has: the system fields, the fields its schema declares, and
  * its indexed fields, the ones worth filtering on. Generated clients then type and
  * serialize `price[gte]` themselves; other fields still filter, undocumented.
@@ -9,7 +9,8 @@
 import type { CollectionSchema } from '../../core/collection-schema.js';
 import type { IndexedField } from '../../core/indexed-field.js';
 import type { ResourceDefinition } from '../../core/resources.js';
-import { OPERATORS, RESERVED } from '../routes/records/list-query.js';
+import { RESERVED } from '../../records/list-query.js';
+import { FILTER_OPERATORS, OPERATORS } from '../../store/filter-operators.js';
 
 /** Query names the change feed reads itself (../routes/records/change-feed.ts), never filters. */
 const FEED_NAMES = ['since', 'access_token'];
@@ -17,8 +18,6 @@ const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'];
 
 /** A filter's value: text on the wire, read as JSON when it is a number, true, false, null or quoted. */
 const VALUE = { type: ['string', 'number', 'boolean'] };
-/** The operators whose value is text as written: `in` a comma-separated list. */
-const TEXT_OPERATORS = new Set(['in', 'startsWith']);
 
 /** The component every filter parameter's schema references. */
 const FILTER_SCHEMA = 'FieldFilter';
@@ -66,7 +65,9 @@ const FilterSchema = {
     VALUE,
     {
       type: 'object',
-      properties: Object.fromEntries(OPERATORS.map((op) => [op, TEXT_OPERATORS.has(op) ? { type: 'string' } : VALUE])),
+      properties: Object.fromEntries(
+        OPERATORS.map((op) => [op, FILTER_OPERATORS[op].reads === 'scalar' ? VALUE : { type: 'string' }]),
+      ),
       additionalProperties: false,
     },
   ],

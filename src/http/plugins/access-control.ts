@@ -1,5 +1,5 @@
 /**
- * Access control (SPEC §9): API keys with a scope, sent as `Authorization: Bearer <key>`.
+ * Access control: API keys with a scope, sent as `Authorization: Bearer <key>`.
  *
  * A request is authorized by its effective method, after the method override has rewritten
  * it: GET, HEAD and OPTIONS need a `read` key, every other method a `write` key, so a

@@ -8,11 +8,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { JSON_TYPE } from '../../records/render.js';
 import { JSON_SERVERS, type Server, serversFor, withServersFrom, YAML_SERVERS } from '../openapi/servers.js';
 import { registerPaths } from '../paths.js';
 import { REQUEST_PLUGINS } from '../plugins/index.js';
 import { routesTakePolicy } from '../route-policy.js';
-import { JSON_TYPE } from './records/record-response.js';
 
 /** The reference page's top bar: the name, linking back to the console. */
 const LOGO =

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { isScalar, type Reference } from '../../core/references.js';
 import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
+import { JSON_TYPE } from '../../records/render.js';
 import type { Store } from '../../store/store.js';
 import { jsonResponse, problemResponses } from '../openapi/responses.js';
 import {
@@ -23,7 +24,6 @@ import {
 import { registerPaths } from '../paths.js';
 import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
 import { appendVary } from '../vary.js';
-import { JSON_TYPE } from './records/record-response.js';
 
 const service = { tags: ['service'] };
 

@@ -3,7 +3,7 @@
  * a header, and the request is then handled exactly as if it had arrived with it.
  *
  * Written by hand: the override packages on npm read a `_method` form field or a single
- * header and pass bad values through, while the SPEC wants three header names, values
+ * header and pass bad values through, while restock takes three header names, with values
  * checked, disagreement refused, and the rewrite done before routing so that routing,
  * body parsing, hooks and logs all see the effective method.
  */

@@ -12,14 +12,14 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { eventFor } from '../../../records/change-event.js';
+import type { ChangeHubs } from '../../../records/change-hub.js';
+import type { InFlightGate } from '../../../records/in-flight-gate.js';
+import { parseListQuery, type RawListQuery, RESERVED } from '../../../records/list-query.js';
 import type { ChangeBounds, ChangeLog } from '../../../store/store.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
-import { eventFor } from './change-event.js';
 import type { ChangeFeedMetrics, CutReason } from './change-feed-metrics.js';
-import type { ChangeHubs } from './change-hub.js';
-import type { InFlightGate } from './in-flight-gate.js';
-import { parseListQuery, type RawListQuery, RESERVED } from './list-query.js';
 
 /** The most bytes a feed lets wait unsent before it disconnects the client. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;

@@ -8,13 +8,13 @@ import type { Config } from '../../../config/index.js';
 import type { CollectionSchema } from '../../../core/collection-schema.js';
 import type { Reference } from '../../../core/references.js';
 import type { ResourceDefinition } from '../../../core/resources.js';
+import { ChangeHubs } from '../../../records/change-hub.js';
+import { InFlightGate } from '../../../records/in-flight-gate.js';
 import type { IndexedField, Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
-import { ChangeHubs } from './change-hub.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
-import { InFlightGate } from './in-flight-gate.js';
 import { registerResourceRoutes } from './resource-routes.js';
 
 export interface RecordRoutesOptions {

@@ -3,7 +3,7 @@
  * id of an item path and the query of a list.
  */
 import { type Static, Type } from 'typebox';
-import { MAX_FIELDS, MAX_SORT_KEYS } from './list-query.js';
+import { MAX_FIELDS, MAX_SORT_KEYS } from '../../../records/list-query.js';
 
 /** The id in an item path. A string here: anything but a positive integer is a 404, not a 400. */
 export const IdParamsSchema = Type.Object({
@@ -11,7 +11,7 @@ export const IdParamsSchema = Type.Object({
 });
 export type IdParams = Static<typeof IdParamsSchema>;
 
-/** References whose records to embed, under `expand` (./expand.ts): `names` are the collection's own. */
+/** References whose records to embed, under `expand` (src/records/expand.ts): `names` are the collection's own. */
 function expandSchema(names: readonly string[]) {
   const which =
     names.length === 0
@@ -30,7 +30,7 @@ export type ReadQuery = { expand?: string };
 
 /**
  * The query of a list. Besides the reserved names below, every parameter is a filter,
- * `field=value` or `field[op]=value`, read by ./list-query.ts.
+ * `field=value` or `field[op]=value`, read by src/records/list-query.ts.
  */
 export function listQuerySchema(names: readonly string[]) {
   return Type.Object(

@@ -5,6 +5,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { CollectionSchema } from '../../../core/collection-schema.js';
 import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
+import { type BulkCreateOptions, bulkRecords, createAll, type IndexedValues } from '../../../records/bulk-create.js';
+import { etagOf, ifMatchVersions, noneMatchHits } from '../../../records/conditional.js';
+import { encodeCursor } from '../../../records/cursor.js';
+import { type ExpandSource, expand, expandPage, parseExpand, tooLarge, withExpand } from '../../../records/expand.js';
+import { claimKey, idempotencyKeyIn } from '../../../records/idempotency.js';
+import type { InFlightGate } from '../../../records/in-flight-gate.js';
+import { nextPage, readPage } from '../../../records/list-page.js';
+import { parseListQuery, type RawListQuery } from '../../../records/list-query.js';
+import { recordChecks } from '../../../records/record-checks.js';
+import { JSON_TYPE, recordRenderer, renderRecord } from '../../../records/render.js';
 import {
   type Collection,
   type IdempotencyKeys,
@@ -17,25 +27,10 @@ import { type Operation, registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
-import {
-  type BulkCreateOptions,
-  bulkRecords,
-  createAll,
-  type IndexedValues,
-  isBulk,
-  sendCreated,
-} from './bulk-create.js';
 import { type ChangeFeedOptions, followChanges } from './change-feed.js';
-import { etagOf, ifMatchVersions, noneMatchHits } from './conditional.js';
-import { encodeCursor } from './cursor.js';
-import { type ExpandSource, expand, expandPage, parseExpand, tooLarge, withExpand } from './expand.js';
-import { claimKey, type IdempotencyOptions, idempotencyKeyOf } from './idempotency.js';
-import type { InFlightGate } from './in-flight-gate.js';
-import { nextPage, readPage } from './list-page.js';
-import { parseListQuery, type RawListQuery } from './list-query.js';
+import type { IdempotencyOptions } from './idempotency.js';
 import { prefers } from './prefer.js';
-import { recordChecks } from './record-checks.js';
-import { JSON_TYPE, recordRenderer, renderRecord, sendRecord } from './record-response.js';
+import { isBulk, sendCreated, sendRecord } from './record-response.js';
 import {
   EventsQuerySchema,
   type IdParams,
@@ -182,7 +177,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
 
   const create: Operation = {
     async handler(request, reply) {
-      // An array creates all its records or none (./bulk-create.ts); an object, one record.
+      // An array creates all its records or none (src/records/bulk-create.ts); an object, one record.
       const texts = isBulk(request) ? bulkRecords(request.body, bulk) : undefined;
       const fields = texts ? undefined : clientFields(request.body);
       if (fields) checks.sent(fields);
@@ -191,11 +186,16 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
       const write = (claim?: IdempotentCreate) =>
         texts ? createAll(texts, bulk, () => collection.createMany(texts, claim)) : collection.create(data, claim);
-      const key = idempotencyKeyOf(request);
+      const key = idempotencyKeyIn(request.headers['idempotency-key']);
       if (key === undefined) return created(reply, await write());
 
       const what = { method: request.method, path: paths.create, body: data };
-      const outcome = await claimKey(options.idempotencyKeys, request, key, what, options.idempotency);
+      const outcome = await claimKey(
+        options.idempotencyKeys,
+        { scope: options.idempotency.scopeOf(request), key },
+        what,
+        options.idempotency.staleAfterMs,
+      );
       if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
       try {
         return created(reply, await write(outcome.claim));

@@ -4,11 +4,11 @@
  * per page (the ids of every record of the page together), two references deep at most.
  * The embedded records count against the page's byte budget like its own.
  */
-import { heldIds, isScalar, type Reference } from '../../../core/references.js';
-import { type Collection, MAX_MANY, type StoredRecord } from '../../../store/store.js';
-import { HttpProblem } from '../../problem.js';
+import { heldIds, isScalar, type Reference } from '../core/references.js';
+import { type Collection, MAX_MANY, type StoredRecord } from '../store/store.js';
 import type { Page } from './list-page.js';
-import { renderRecord } from './record-response.js';
+import { Refusal } from './refusal.js';
+import { renderRecord } from './render.js';
 
 /** How deep references may be followed: `userId.companyId` is two. */
 export const MAX_EXPAND_DEPTH = 2;
@@ -123,7 +123,7 @@ export async function expand(
 }
 
 /** A problem for an expansion that would take a response past `maxBytes`. */
-export function tooLarge(maxBytes: number): HttpProblem {
+export function tooLarge(maxBytes: number): Refusal {
   return invalid(`the records it embeds would pass the ${maxBytes} bytes a page may take: ask for fewer`);
 }
 
@@ -162,8 +162,8 @@ export async function expandPage(page: Page, expansions: readonly Expansion[], s
 /** The bytes `,"expand":` adds to a record. */
 const EXPAND_MEMBER_BYTES = 10;
 
-function invalid(why: string): HttpProblem {
-  return new HttpProblem('invalid-query', `The query parameter expand is invalid: ${why}.`, {
+function invalid(why: string): Refusal {
+  return new Refusal('invalid-query', `The query parameter expand is invalid: ${why}.`, {
     errors: [{ pointer: '/expand', message: why }],
   });
 }

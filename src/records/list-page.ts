@@ -4,7 +4,7 @@
  * (never before its first record), so a page of large records is cut short and its next
  * link continues from the last record it holds.
  */
-import type { Collection, ListedRecord, ListQuery, StoredRecord } from '../../../store/store.js';
+import type { Collection, ListedRecord, ListQuery, StoredRecord } from '../store/store.js';
 
 /** Records read by the first query of a page: a default page (100) in one query, plus one to see past it. */
 const FIRST_READ = 101;

@@ -1,9 +1,10 @@
 /**
- * The query string of a collection (SPEC §6) read into a store {@link ListQuery}: paging
+ * The query string of a collection read into a store {@link ListQuery}: paging
  * (`limit`, `cursor`, `offset`), order (`sort`), filters (`field=value`,
  * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
  * 400 naming the parameter; nothing from the query ever reaches SQL as text.
  */
+import { FILTER_OPERATORS, type FilterOperator, OPERATORS } from '../store/filter-operators.js';
 import {
   type Condition,
   type FieldRef,
@@ -12,14 +13,13 @@ import {
   type ListQuery,
   MAX_IN_VALUES,
   type SortKey,
-} from '../../../store/store.js';
-import { HttpProblem } from '../../problem.js';
+} from '../store/store.js';
 import { decodeCursor } from './cursor.js';
+import { invalidQuery as invalid } from './refusal.js';
 
 /** The query parameters that are not filters. */
 export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand'] as const;
 
-export const OPERATORS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith'];
 const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 const MAX_CONDITIONS = 20;
 /** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
@@ -102,24 +102,19 @@ function parseCondition(parameter: string, raw: string, maxLength: number): Cond
   if (!OPERATORS.includes(op)) {
     throw invalid(parameter, `has an unknown operator "${match[2]}"; use one of ${OPERATORS.join(', ')}`);
   }
+  const operator: FilterOperator = FILTER_OPERATORS[op];
   const field = fieldRef(match[1], parameter, maxLength);
   if (raw.length > MAX_TEXT) throw invalid(parameter, `value longer than ${MAX_TEXT} characters`);
   if (raw.includes('\0')) throw invalid(parameter, NUL_REFUSED);
-  if (op === 'in') {
+  if (operator.reads === 'list') {
     const items = raw.split(',');
     if (items.length > MAX_IN_VALUES) throw invalid(parameter, `at most ${MAX_IN_VALUES} values`);
     return { field, op, value: items.map((item) => valueFor(field, op, item, parameter)) };
   }
-  if (op === 'startsWith') {
-    if (field === 'id') throw invalid(parameter, 'compares text, and ids are numbers');
-    return { field, op, value: raw };
-  }
-  if (op === 'contains' && field === 'id')
-    throw invalid(parameter, 'looks for text or an array element, and ids are numbers');
+  if (operator.refusesIds && field === 'id') throw invalid(parameter, operator.refusesIds);
+  if (operator.reads === 'text') return { field, op, value: raw };
   const value = valueFor(field, op, raw, parameter);
-  if (value === null && op !== 'eq' && op !== 'ne' && op !== 'contains') {
-    throw invalid(parameter, 'null has no order; use field=null or field[ne]=null');
-  }
+  if (value === null && operator.refusesNull) throw invalid(parameter, operator.refusesNull);
   return { field, op, value };
 }
 
@@ -194,11 +189,4 @@ const NOT_TEXT = 'holds U+0000 or a lone surrogate, which no record can hold';
 
 function nameOf(field: FieldRef): string {
   return typeof field === 'string' ? field : field.path.join('.');
-}
-
-function invalid(parameter: string, message: string): HttpProblem {
-  const where = parameter === '' ? 'The query' : `The query parameter ${parameter}`;
-  return new HttpProblem('invalid-query', `${where} ${message}.`, {
-    errors: [{ pointer: `/${parameter}`, message }],
-  });
 }

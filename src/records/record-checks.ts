@@ -3,11 +3,11 @@
  * operator's schema for its collection, and the cap on the values its indexes hold. A create
  * is checked as sent; a change, as it leaves the record (inside the write's transaction).
  */
-import type { CollectionSchema } from '../../../core/collection-schema.js';
-import { oversizedIndexedValue } from '../../../core/indexed-values.js';
-import type { ResourceDefinition } from '../../../core/resources.js';
-import { HttpProblem } from '../../problem.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+import { oversizedIndexedValue } from '../core/indexed-values.js';
+import type { ResourceDefinition } from '../core/resources.js';
 import type { IndexedValues } from './bulk-create.js';
+import { Refusal } from './refusal.js';
 
 export interface RecordChecks {
   /** Refuses the fields of a create: every schema violation at once, or a value too large to index. */
@@ -25,7 +25,7 @@ export function recordChecks(
     const violations = schema?.check(fields) ?? [];
     if (violations.length === 0) return;
     const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
-    throw new HttpProblem('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+    throw new Refusal('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
       errors: violations,
     });
   };
@@ -33,7 +33,7 @@ export function recordChecks(
     const oversized = oversizedIndexedValue(fields, indexed.paths, indexed.maxBytes);
     if (!oversized) return;
     const detail = 'A value of an indexed field is larger than its index holds; nothing was written.';
-    throw new HttpProblem('indexed-value-too-large', detail, { errors: [oversized] });
+    throw new Refusal('indexed-value-too-large', detail, { errors: [oversized] });
   };
   return {
     sent(fields) {

@@ -3,8 +3,8 @@
  * (a store {@link Position}) and the sort it was made for, so that what a cursor holds can
  * change without clients noticing, and a cursor is never read against another order.
  */
-import type { Position } from '../../../store/store.js';
-import { HttpProblem } from '../../problem.js';
+import type { Position } from '../store/store.js';
+import { invalidQuery } from './refusal.js';
 
 interface CursorContent {
   /** The position of the last record of the previous page. */
@@ -32,13 +32,8 @@ export function decodeCursor(cursor: string, sortKey: string): Position {
     p.length > 0 &&
     p.length <= 64 &&
     p.every((v) => (typeof v === 'string' && !v.includes('\0')) || (typeof v === 'number' && Number.isFinite(v)));
-  if (!valid) throw invalidCursor('is not a cursor this server handed out');
-  if (content?.s !== sortKey) throw invalidCursor('was made for another sort; keep sort as it was, or start over');
+  if (!valid) throw invalidQuery('cursor', 'is not a cursor this server handed out');
+  if (content?.s !== sortKey)
+    throw invalidQuery('cursor', 'was made for another sort; keep sort as it was, or start over');
   return p as Position;
-}
-
-function invalidCursor(message: string): HttpProblem {
-  return new HttpProblem('invalid-query', `The query parameter cursor ${message}.`, {
-    errors: [{ pointer: '/cursor', message }],
-  });
 }

@@ -7,7 +7,7 @@
  *
  * Written by hand: @fastify/rate-limit counts requests over time, not what is held now.
  */
-import { HttpProblem, type ProblemKind } from '../../problem.js';
+import { Refusal, type RefusalKind } from './refusal.js';
 
 export interface InFlightCaps {
   /** What one client (API key, else address) may hold at once; 0: no cap. */
@@ -19,7 +19,7 @@ export interface InFlightCaps {
 /** What is held, for the refusals' words: "costly queries running", "change feeds open". */
 export interface HeldThing {
   /** The 429's kind, past a client's own cap. */
-  kind: ProblemKind;
+  kind: RefusalKind;
   /** Plural, with its state: "costly queries running". */
   noun: string;
   /** When to retry: "once one has finished". */
@@ -43,13 +43,11 @@ export class InFlightGate {
     const { perClient, total } = this.#caps;
     const { kind, noun, retry } = this.#thing;
     if (perClient > 0 && mine >= perClient) {
-      throw new HttpProblem(kind, `This client already has ${mine} ${noun}; retry ${retry}.`, {
-        headers: { 'retry-after': '1' },
-      });
+      throw new Refusal(kind, `This client already has ${mine} ${noun}; retry ${retry}.`, { retryAfter: 1 });
     }
     if (total > 0 && this.#total >= total) {
-      throw new HttpProblem('overloaded', `The server has ${this.#total} ${noun}, its most; retry ${retry}.`, {
-        headers: { 'retry-after': '1' },
+      throw new Refusal('overloaded', `The server has ${this.#total} ${noun}, its most; retry ${retry}.`, {
+        retryAfter: 1,
       });
     }
     this.#held.set(client, mine + 1);

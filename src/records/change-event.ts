@@ -4,9 +4,9 @@
  * feeds send it (and a filtered feed's parse of the record happens once too): a thousand
  * feeds share one buffer, which the sockets write without copying.
  */
-import type { Change, Condition, StoredRecord } from '../../../store/store.js';
+import type { Change, Condition, StoredRecord } from '../store/store.js';
 import { matches } from './record-match.js';
-import { renderRecord } from './record-response.js';
+import { renderRecord } from './render.js';
 
 const frames = new WeakMap<Change, Buffer>();
 const departures = new WeakMap<Change, Buffer>();

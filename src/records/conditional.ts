@@ -2,7 +2,7 @@
  * Conditional requests (RFC 9110 §13) on single records: `If-None-Match` on reads and
  * `If-Match` on writes, against the strong ETag `"<id>-<version>"` every record carries.
  */
-import type { StoredRecord, VersionCondition } from '../../../store/store.js';
+import type { StoredRecord, VersionCondition } from '../store/store.js';
 
 /** The strong entity tag of a record's current state. */
 export function etagOf(record: Pick<StoredRecord, 'id' | 'version'>): string {

@@ -6,7 +6,7 @@
  * itself, in order, before the batch, waiting for its client between reads.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Change, ChangeLog } from '../../../store/store.js';
+import type { Change, ChangeLog } from '../store/store.js';
 
 export interface Subscriber {
   /** The last change this subscriber has seen (or skipped). */

@@ -2,14 +2,12 @@
  * A JSON array POSTed to a create path: every record created in one transaction, or none.
  * Whatever is wrong is one problem, each failure pointed at by its item's index (`/3/email`).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CollectionSchema } from '../../../core/collection-schema.js';
-import { oversizedIndexedValue } from '../../../core/indexed-values.js';
-import { withoutSystemFields } from '../../../core/record-rules.js';
-import type { UniqueField } from '../../../core/unique-field.js';
-import { type Collection, type StoredRecord, UniqueViolationError } from '../../../store/store.js';
-import { HttpProblem, type ProblemFieldError, type ProblemKind } from '../../problem.js';
-import { JSON_TYPE, renderRecord } from './record-response.js';
+import type { CollectionSchema } from '../core/collection-schema.js';
+import { oversizedIndexedValue } from '../core/indexed-values.js';
+import { withoutSystemFields } from '../core/record-rules.js';
+import type { UniqueField } from '../core/unique-field.js';
+import { type Collection, type StoredRecord, UniqueViolationError } from '../store/store.js';
+import { type FieldError, Refusal, type RefusalKind } from './refusal.js';
 
 /** The fields whose values an index holds, and the most bytes such a value may have. */
 export interface IndexedValues {
@@ -29,16 +27,16 @@ export interface BulkCreateOptions {
 
 /** The records' texts, once every item is a valid record, none too large, no unique value twice. */
 export function bulkRecords(items: readonly unknown[], options: BulkCreateOptions): string[] {
-  if (items.length === 0) throw new HttpProblem('invalid-record', 'An empty array creates nothing.');
+  if (items.length === 0) throw new Refusal('invalid-record', 'An empty array creates nothing.');
   if (items.length > options.maxRecords) {
-    throw new HttpProblem(
+    throw new Refusal(
       'too-many-records',
       `One request creates at most ${options.maxRecords} records (MAX_BULK_RECORDS); this one holds ${items.length}.`,
     );
   }
   const failures: Record<
     'invalid-record' | 'record-too-large' | 'indexed-value-too-large' | 'schema-violation',
-    ProblemFieldError[]
+    FieldError[]
   > = {
     'invalid-record': [],
     'record-too-large': [],
@@ -100,31 +98,15 @@ export async function createAll(
   }
 }
 
-/**
- * 201 with the records, each with its id; no header names their addresses (one Location
- * cannot, and a Link to each of 1,000 records passes the 16 KiB of headers that Node's and
- * most clients' parsers take).
- */
-export function sendCreated(reply: FastifyReply, records: readonly StoredRecord[]) {
-  return reply
-    .code(201)
-    .type(JSON_TYPE)
-    .send(`[${records.map(renderRecord).join(',')}]`);
-}
-
-/** Whether a create's body is a bulk create. */
-export const isBulk = (request: FastifyRequest): request is FastifyRequest & { body: unknown[] } =>
-  Array.isArray(request.body);
-
-function refusal(kind: ProblemKind, errors: ProblemFieldError[]): HttpProblem {
+function refusal(kind: RefusalKind, errors: FieldError[]): Refusal {
   const count = errors.length === 1 ? 'one problem' : `${errors.length} problems`;
-  return new HttpProblem(kind, `Nothing was created: the records sent have ${count}.`, { errors });
+  return new Refusal(kind, `Nothing was created: the records sent have ${count}.`, { errors });
 }
 
 /** The items that repeat an earlier item's value of a unique field. */
-function sharedWithin(items: readonly unknown[], field: UniqueField): ProblemFieldError[] {
+function sharedWithin(items: readonly unknown[], field: UniqueField): FieldError[] {
   const seen = new Map<string, number>();
-  const errors: ProblemFieldError[] = [];
+  const errors: FieldError[] = [];
   items.forEach((item, i) => {
     const value = valueAt(item, field.path);
     if (value === undefined) return;

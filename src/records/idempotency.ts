@@ -1,0 +1,68 @@
+/**
+ * `Idempotency-Key` on creates: the first request's outcome is kept in the database with a
+ * fingerprint of the request, and a retry with the same key gets it again instead of
+ * creating a second record. The HTTP layer says whose keys they are and sweeps old ones
+ * (src/http/routes/records/idempotency.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store/store.js';
+import { Refusal } from './refusal.js';
+
+/** What to do with a create that carries a key. */
+export type IdempotentOutcome =
+  | { kind: 'create'; claim: IdempotentCreate }
+  | { kind: 'replay'; record: StoredRecord | StoredRecord[] };
+
+/**
+ * Looks the request's key up: a claim to go ahead with, or the stored record to replay.
+ * A key still being processed is a 409, a key used with another payload a 422.
+ */
+export async function claimKey(
+  keys: IdempotencyKeys,
+  /** Whose key it is, and the key. */
+  { scope, key }: { scope: string; key: string },
+  /** What identifies the request: its effective method, canonical path and body. */
+  what: { method: string; path: string; body: string },
+  /** After how long a claim that never completed is taken over. */
+  staleAfterMs: number,
+): Promise<IdempotentOutcome> {
+  const token = randomUUID();
+  const found = await keys.claim(scope, key, fingerprintOf(what), token, staleAfterMs);
+  switch (found.state) {
+    case 'claimed':
+      return { kind: 'create', claim: { scope, key, token } };
+    case 'done':
+      return { kind: 'replay', record: found.record };
+    case 'gone':
+      throw new Refusal(
+        'idempotent-record-gone',
+        `This Idempotency-Key created record ${found.id} of ${found.collection}, which has since been deleted; ` +
+          'its response is no longer kept. Send a new key to create another record.',
+      );
+    case 'running':
+      throw new Refusal('idempotency-key-in-use', 'A request with this Idempotency-Key is still running.', {
+        retryAfter: 1,
+      });
+    case 'mismatch':
+      throw new Refusal(
+        'idempotency-key-reused',
+        'This Idempotency-Key was used for a request with another method, path or body.',
+      );
+  }
+}
+
+/** What a key remembers of its request, to tell a retry from another request under the same key. */
+export function fingerprintOf(what: { method: string; path: string; body: string }): string {
+  return createHash('sha256').update(`${what.method} ${what.path}\n${what.body}`).digest('hex');
+}
+
+/** The key an `Idempotency-Key` header holds (a bare token or a structured-field "string"), or undefined. */
+export function idempotencyKeyIn(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const raw = Array.isArray(header) ? header.join(',') : header;
+  const key = /^"(.*)"$/.exec(raw.trim())?.[1] ?? raw.trim();
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new Refusal('invalid-idempotency-key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  }
+  return key;
+}
