@@ -17,7 +17,7 @@ import { selectPage } from '../src/store/sql/list-sql.js';
 import { collectionSql, recordColumns } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
-import { INDEXES } from './schema.js';
+import { CATALOG } from './schema.js';
 
 interface Row {
   id: number;
@@ -28,13 +28,13 @@ interface Row {
 }
 
 const [path = 'bench-baseline.db', port = '3001'] = process.argv.slice(2);
-const db = openConnection(path, ['users', 'products'], { indexes: INDEXES });
+const db = openConnection(path, CATALOG);
 // Statements run as restock's SQLite driver runs them: prepared once, bound by name.
 const run = statementRunner(db);
 const first = (statement: Parameters<typeof run>[0]) => run(statement).rows[0] as Row | undefined;
 
 function prepare(table: string) {
-  const isIndexed = indexedIn(INDEXES, table);
+  const isIndexed = indexedIn(CATALOG.get(table));
   const columns = recordColumns(sqliteDialect);
   // The statement restock's list query builder makes for the first page in id order.
   const page = (limit: number) => selectPage(sqliteDialect, isIndexed, table, columns, { where: [], sort: [], limit });

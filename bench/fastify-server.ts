@@ -13,10 +13,10 @@ import { collectionSql } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import type { StoredRecord } from '../src/store/store.js';
-import { INDEXES } from './schema.js';
+import { CATALOG } from './schema.js';
 
 const [path = 'bench-fastify.db', port = '3002'] = process.argv.slice(2);
-const db = openConnection(path, ['users', 'products'], { indexes: INDEXES });
+const db = openConnection(path, CATALOG);
 const run = statementRunner(db);
 const { get } = collectionSql(sqliteDialect, 'users');
 

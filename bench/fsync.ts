@@ -15,6 +15,7 @@ import type { Statement } from 'better-sqlite3';
 import { collectionSql } from '../src/store/sql/record-sql.js';
 import { named, openConnection } from '../src/store/sqlite/connection.js';
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import { CATALOG } from './schema.js';
 
 const { values: args } = parseArgs({
   options: { batches: { type: 'string', default: '200' }, dir: { type: 'string', default: tmpdir() } },
@@ -26,7 +27,7 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
 
 try {
-  const db = openConnection(join(dir, 'fsync.db'), ['users']);
+  const db = openConnection(join(dir, 'fsync.db'), CATALOG);
   const insertSql = collectionSql(sqliteDialect, 'users').insert;
   const insert = db.prepare(insertSql({ data: '', now: '' }).text);
   const statement = (sql: string): Statement => db.prepare(sql);

@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
-import { declareCollections } from '../src/core/collections.js';
 import { encodeCursor } from '../src/records/cursor.js';
 import { openStore } from '../src/store/open-store.js';
+import { CATALOG } from './schema.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -140,11 +140,7 @@ async function createDatabase(store: string, size: number) {
 
 /** Writes `size` products and users through the store itself, in batches. */
 async function seed(url: string, size: number) {
-  const store = await openStore(url, ['users', 'products'], {
-    ...storeOptions(),
-    indexes: declareCollections(defaultConfig()).indexes,
-    unique: [],
-  });
+  const store = await openStore(url, CATALOG, storeOptions());
   try {
     for (let from = 1; from <= size; from += 10_000) {
       const count = Math.min(10_000, size - from + 1);

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openStore } from '../src/store/open-store.js';
 import { median } from './median.js';
+import { CATALOG } from './schema.js';
 
 const { values: args } = parseArgs({
   options: { stores: { type: 'string', default: 'sqlite,postgres' }, runs: { type: 'string', default: '5' } },
@@ -66,7 +67,7 @@ async function scratch(kind: string): Promise<{ url: string; drop(): Promise<voi
 
 for (const kind of args.stores.split(',')) {
   const db = await scratch(kind);
-  const store = await openStore(db.url, ['users', 'products']);
+  const store = await openStore(db.url, CATALOG);
   try {
     const users = store.collection('users');
     for (const c of CASES) {

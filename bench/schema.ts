@@ -1,8 +1,9 @@
 /**
- * The indexes restock keeps by default (users' and products' own), which the seeded databases
- * and the baseline share, so that a write updates the same indexes in both servers.
+ * The collections restock serves by default (users and products, with their indexes), which
+ * the seeded databases and the baseline share, so that a write updates the same indexes in
+ * both servers.
  */
 import { defaultConfig } from '../src/config/index.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 
-export const INDEXES = declareCollections(defaultConfig()).indexes;
+export const CATALOG = loadCatalog(defaultConfig());

@@ -5,7 +5,7 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import { openConnection } from '../src/store/sqlite/connection.js';
-import { INDEXES } from './schema.js';
+import { CATALOG } from './schema.js';
 
 export interface SeedCounts {
   users: number;
@@ -28,7 +28,7 @@ const FIELDS: Record<keyof SeedCounts, string> = {
 export function seedDatabase(path: string, counts: SeedCounts): void {
   const building = `${path}.building`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
-  const db = openConnection(building, Object.keys(counts), { indexes: INDEXES });
+  const db = openConnection(building, CATALOG);
   const now = new Date().toISOString();
   db.transaction(() => {
     for (const [table, count] of Object.entries(counts) as [keyof SeedCounts, number][]) {

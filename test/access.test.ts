@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig, parseApiKeys } from '../src/config/index.js';
-import { canonicalPaths, DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { collectionPaths } from '../src/core/collection.js';
+import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { isLoopbackHost, protectedModeRefusal } from '../src/http/protected-mode.js';
 import { body, JSON_HEADERS, problem, type TestContext, useApp } from './helpers/app.js';
 import {
@@ -65,8 +66,8 @@ const PUBLIC_PATHS: ReadonlyMap<string, 'every method' | 'GET and HEAD'> = new M
  * unknown path, which hold no records.
  */
 function matrixLanes(): string[][] {
-  const lanes = DEFAULT_RESOURCES.map((resource) => {
-    const canonical = canonicalPaths(resource);
+  const lanes = DEFAULT_COLLECTIONS.map((resource) => {
+    const canonical = collectionPaths(resource);
     return [
       canonical.collection,
       canonical.create,
@@ -214,7 +215,7 @@ function assertRefused(response: LightMyRequestResponse, status: 400 | 401 | 403
 /** Both collections without timestamps, to compare two apps that lived through the same requests. */
 async function contents(app: FastifyInstance, credential: Credential) {
   const all: unknown[] = [];
-  for (const { plural } of DEFAULT_RESOURCES) {
+  for (const { plural } of DEFAULT_COLLECTIONS) {
     const response = await injectAs(app, credential, { url: `/${plural}/?limit=1000` });
     assert.equal(response.statusCode, 200);
     for (const record of body<Record<string, unknown>[]>(response)) {
@@ -232,7 +233,7 @@ async function contents(app: FastifyInstance, credential: Credential) {
  */
 async function checkMatrix(guarded: TestContext, open: TestContext, variant: Variant) {
   for (const app of [guarded.app, open.app]) {
-    for (const { singular } of DEFAULT_RESOURCES) {
+    for (const { singular } of DEFAULT_COLLECTIONS) {
       for (const n of [1, 2]) {
         const made = await injectAs(app, 'write', {
           method: 'POST',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStore } from '../src/store/open-store.js';
+import { catalogOf } from './helpers/catalog.js';
 import { runCommand, startServer } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -42,7 +43,7 @@ describe('restock backup', () => {
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^backed up sqlite:.* to .*copy\.db \(\d+ bytes\) in \d+\.\d s\n$/);
 
-      const store = await openStore(`sqlite:${copy}`, ['users', 'products']);
+      const store = await openStore(`sqlite:${copy}`, catalogOf(['users', 'products']));
       try {
         const records = await store.collection('products').list({ where: [], sort: [], limit: 1_000_000 });
         const numbers = records.map((r) => (JSON.parse(r.data) as { n: number }).n);

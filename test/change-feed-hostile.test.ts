@@ -17,6 +17,7 @@ import { eventFor } from '../src/records/change-event.js';
 import { ChangeHubs } from '../src/records/change-hub.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Change, ChangeLog, Store } from '../src/store/store.js';
+import { catalogOf } from './helpers/catalog.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -39,7 +40,7 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, ['users', 'products']);
+      store = await openStore(db.url, catalogOf(['users', 'products']));
       config = defaultConfig({ databaseUrl: db.url, maxEventLoopDelay: 0, rateLimitMax: 0 });
       app = await buildApp({ config, store, logStream: false });
       port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);

@@ -19,6 +19,7 @@ import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
+import { catalogOf } from './helpers/catalog.js';
 import { openEventStream, type StreamEvent } from './helpers/event-stream.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { type RunningServer, startServer, waitForWorkers } from './helpers/server.js';
@@ -39,7 +40,7 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, ['users', 'products']);
+      store = await openStore(db.url, catalogOf(['users', 'products']));
       config = defaultConfig({
         databaseUrl: db.url,
         maxEventLoopDelay: 0,
@@ -165,7 +166,7 @@ for (const kind of STORE_KINDS) {
     numberedAfterCommit?.('delivers changes while every pooled connection waits on a lock', async () => {
       // One pooled connection, and time enough that the blocked read below keeps it.
       const options = { ...DEFAULT_STORE_OPTIONS, poolSize: 1, statementTimeoutMs: 120_000 };
-      const busyStore = await openStore(db.url, ['users', 'products'], options);
+      const busyStore = await openStore(db.url, catalogOf(['users', 'products']), options);
       const busyApp = await buildApp({ config, store: busyStore, logStream: false });
       const busyOrigin = await busyApp.listen({ host: '127.0.0.1', port: 0 });
       const locker = new pg.Client({ connectionString: db.url });

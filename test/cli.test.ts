@@ -16,6 +16,7 @@ import { ConfigError } from '../src/config/index.js';
 import { VERSION } from '../src/core/version.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store, StoredRecord } from '../src/store/store.js';
+import { catalogOf } from './helpers/catalog.js';
 import { cli } from './helpers/cli.js';
 import { runCommand as runProcess, SERVER_ENTRY } from './helpers/server.js';
 import { POSTGRES_AVAILABLE, postgresKind, STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
@@ -46,7 +47,7 @@ for (const kind of STORE_KINDS) {
       await store?.close();
       await db?.drop();
       db = await kind.create();
-      store = await openStore(db.url, COLLECTIONS);
+      store = await openStore(db.url, catalogOf(COLLECTIONS));
       return db.url;
     };
     after(async () => {
@@ -528,7 +529,7 @@ describe('the restock process', () => {
     const [from, to] = [await sqliteKind.create(), await postgresKind.create()];
     const dir = mkdtempSync(join(tmpdir(), 'restock-move-'));
     try {
-      const source = await openStore(from.url, COLLECTIONS);
+      const source = await openStore(from.url, catalogOf(COLLECTIONS));
       const users = await source
         .collection('users')
         .createMany(['{"name":"Ada"}', '{"name":"Gone"}', '{"name":"Grace"}']);
@@ -544,7 +545,7 @@ describe('the restock process', () => {
         const imported = await runProcess(['import', file, '-c', name], { DATABASE_URL: to.url });
         assert.equal(imported.code, 0, imported.stderr);
       }
-      const target = await openStore(to.url, COLLECTIONS);
+      const target = await openStore(to.url, catalogOf(COLLECTIONS));
       try {
         for (const name of COLLECTIONS) {
           const after = await listed(target, name);

@@ -8,6 +8,7 @@ import { fingerprintOf } from '../src/records/idempotency.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { catalogOf } from './helpers/catalog.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -175,7 +176,7 @@ for (const kind of STORE_KINDS) {
     it('answers 409 while the first request with the key is still running', async () => {
       const payload = { order: 'k3' };
       // The claim a first request holds while it runs, made directly in the store.
-      const direct = await openStore(ctx.db.url, ['users', 'products']);
+      const direct = await openStore(ctx.db.url, catalogOf(['users', 'products']));
       try {
         const fingerprint = fingerprintOf({ method: 'POST', path: '/user/', body: JSON.stringify(payload) });
         assert.equal((await direct.idempotency.claim('anonymous', 'key-3', fingerprint, 't', 60_000)).state, 'claimed');

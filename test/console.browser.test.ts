@@ -11,9 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { openStore } from '../src/store/open-store.js';
 import { launchChromium } from './helpers/browser.js';
+import { catalogOf } from './helpers/catalog.js';
 import { cli } from './helpers/cli.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
@@ -135,7 +136,7 @@ describe('the console and the reference page in Chromium', () => {
   };
 
   for (const tunnel of [false, true]) {
-    for (const { plural, singular } of DEFAULT_RESOURCES) {
+    for (const { plural, singular } of DEFAULT_COLLECTIONS) {
       const mode = tunnel ? 'switch on' : 'switch off';
       it(`creates, edits and deletes a ${singular} with the ${mode}`, async () => {
         await openConsole(plural);
@@ -612,10 +613,7 @@ describe('the console and the reference page in Chromium', () => {
     const port = new URL(server.url).port;
     assert.equal(await server.stop(), 0);
     await page.locator('#live').waitFor({ state: 'hidden' });
-    const store = await openStore(
-      db.url,
-      DEFAULT_RESOURCES.map((r) => r.plural),
-    );
+    const store = await openStore(db.url, catalogOf(DEFAULT_COLLECTIONS.map((r) => r.plural)));
     const { last: seen } = await store.changes.bounds('users');
     // While restock is down, a change the page never saw passes what the log keeps.
     const imported = await cli(db.url, ['import', '-', '-c', 'users'], '{"name":"Imported while down"}\n');
@@ -925,7 +923,7 @@ describe('the console and the reference page in Chromium', () => {
     await page.goto(`${server.url}/docs/`);
     await page.locator('.opblock').first().waitFor();
     const operations = await page.locator('.opblock').count();
-    assert.ok(operations >= DEFAULT_RESOURCES.length * 6 + 7, `${operations} operations shown`);
+    assert.ok(operations >= DEFAULT_COLLECTIONS.length * 6 + 7, `${operations} operations shown`);
     assert.ok(await page.getByText('HTTP-X-HTTP-METHOD').first().isVisible());
     const list = page.locator('#operations-users-listUsers');
     await list.locator('.opblock-summary').click();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { ConfigError, defaultConfig } from '../src/config/index.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create } from './helpers/app.js';
@@ -152,27 +152,29 @@ for (const kind of STORE_KINDS) {
 describe('the INDEXES setting beside declared collections', () => {
   it('still adds its fields, with a warning, and refuses an unknown collection', async () => {
     const schemas = schemaFolder({ crates: false });
-    const declared = declareCollections({ schemas, indexes: [{ collection: 'boxes', path: ['colour'] }] });
+    const declared = loadCatalog({ schemas, indexes: [{ collection: 'boxes', path: ['colour'] }] });
+    const indexes = declared.collections.flatMap((collection) => collection.indexes);
     assert.deepEqual(
-      declared.indexes.map((field) => `${field.collection}.${field.path.join('.')}`),
+      indexes.map((field) => `${field.collection}.${field.path.join('.')}`),
       ['boxes.name', 'boxes.size.depth', 'boxes.colour'],
     );
     assert.match(declared.warnings.join('\n'), /INDEXES is deprecated with SCHEMAS.*x-index/);
     assert.throws(
-      () => declareCollections({ schemas, indexes: [{ collection: 'users', path: ['email'] }] }),
+      () => loadCatalog({ schemas, indexes: [{ collection: 'users', path: ['email'] }] }),
       (error: Error) =>
         error instanceof ConfigError && /INDEXES names an unknown collection "users"/.test(error.message),
     );
 
     const lines: { level: number; msg: string }[] = [];
-    const config = defaultConfig({ databaseUrl: 'sqlite::memory:', schemas, indexes: declared.indexes.slice(2) });
+    const config = defaultConfig({ databaseUrl: 'sqlite::memory:', schemas, indexes: indexes.slice(2) });
     const app = await buildApp({ config, logStream: { write: (line) => lines.push(JSON.parse(line)) } });
     await app.close();
     assert.ok(lines.some((line) => line.level === 40 && /INDEXES is deprecated/.test(line.msg)));
   });
 
   it('indexes users.email, products.sku and products.price with no settings at all', () => {
-    const { indexes, warnings } = declareCollections({ schemas: '', indexes: [] });
+    const { collections, warnings } = loadCatalog({ schemas: '', indexes: [] });
+    const indexes = collections.flatMap((collection) => collection.indexes);
     assert.deepEqual(
       indexes.map((field) => `${field.collection}.${field.path.join('.')}`),
       ['users.email', 'products.sku', 'products.price'],

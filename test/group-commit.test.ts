@@ -11,6 +11,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { openConnection } from '../src/store/sqlite/connection.js';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
+import { catalogOf } from './helpers/catalog.js';
 
 describe('group commit (sqlite)', () => {
   let dir: string;
@@ -29,7 +30,7 @@ describe('group commit (sqlite)', () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'restock-group-'));
     path = join(dir, 'group.db');
-    db = openConnection(path, ['things']);
+    db = openConnection(path, catalogOf(['things']));
     commits = new GroupCommit(db);
     other = new Database(path);
   });

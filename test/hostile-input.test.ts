@@ -24,11 +24,12 @@ import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
-import { DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { create, problem, useApp } from './helpers/app.js';
+import { catalogOf } from './helpers/catalog.js';
 import { READ_KEY, UNKNOWN_KEY, WRITE_KEY, withKeys } from './helpers/keys.js';
 import { type RawResponse, rawExchange } from './helpers/raw-http.js';
 import { STORE_KINDS } from './helpers/stores.js';
@@ -411,7 +412,7 @@ function bytesOf(request: HostileRequest): Buffer {
 /** Everything stored, versions and timestamps included. */
 async function snapshot(store: Store): Promise<string> {
   const all = await Promise.all(
-    DEFAULT_RESOURCES.map((r) => store.collection(r.plural).list({ where: [], sort: [], limit: 1_000_000 })),
+    DEFAULT_COLLECTIONS.map((r) => store.collection(r.plural).list({ where: [], sort: [], limit: 1_000_000 })),
   );
   return JSON.stringify(all.map((records) => records.map(({ position: _p, ...record }) => record)));
 }
@@ -444,10 +445,7 @@ for (const kind of STORE_KINDS) {
   describe(`hostile input over real HTTP (${kind.name})`, () => {
     it(`${RUNS} random requests: no 5xx, problems for every error, nothing changed by a refusal, no pollution`, async (t) => {
       const db = await kind.create();
-      const store = await openStore(
-        db.url,
-        DEFAULT_RESOURCES.map((r) => r.plural),
-      );
+      const store = await openStore(db.url, catalogOf(DEFAULT_COLLECTIONS.map((r) => r.plural)));
       const config = defaultConfig({
         maxEventLoopDelay: 0,
         ...withKeys({ rateLimitMax: 0 }),
@@ -459,7 +457,7 @@ for (const kind of STORE_KINDS) {
       });
       const app = await buildApp({ config, store, logStream: false });
       try {
-        for (const { plural } of DEFAULT_RESOURCES) {
+        for (const { plural } of DEFAULT_COLLECTIONS) {
           await store.collection(plural).createMany(['{"name":"a","price":1}', '{"name":"b","tags":["x"]}', '{}']);
         }
         await app.listen({ host: '127.0.0.1', port: 0 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 import { parseListQuery, type RawListQuery } from '../src/records/list-query.js';
 import { openStore } from '../src/store/open-store.js';
 import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
@@ -24,7 +24,8 @@ import type { ListQuery, Position } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const { maxFieldNameLength } = defaultConfig();
-const { indexes } = declareCollections(defaultConfig());
+const catalog = loadCatalog(defaultConfig());
+const indexes = catalog.collections.flatMap((collection) => collection.indexes);
 
 /**
  * Each case is a query string as a client sends it; the index it must use is the one on
@@ -62,9 +63,7 @@ for (const kind of STORE_KINDS) {
     let db: TestDatabase;
     before(async () => {
       db = await kind.create();
-      const store = await openStore(db.url, ['users', 'products'], {
-        indexes,
-        unique: [],
+      const store = await openStore(db.url, catalog, {
         poolSize: 2,
         connectTimeoutMs: 5000,
         statementTimeoutMs: 15000,
@@ -131,7 +130,7 @@ for (const kind of STORE_KINDS) {
 async function searchPlan(kind: string, url: string, search: string): Promise<string[]> {
   const query = { ...parse(`q=${encodeURIComponent(search)}`), limit: 101 };
   if (kind === 'sqlite') {
-    const sql = selectPage(sqliteDialect, indexedIn(indexes, 'products'), 'products', 'id, data', query);
+    const sql = selectPage(sqliteDialect, indexedIn(catalog.get('products')), 'products', 'id, data', query);
     const db = new Database(url.slice('sqlite:'.length), { readonly: true });
     try {
       // Planning needs the function to exist, not what it does.
@@ -142,7 +141,7 @@ async function searchPlan(kind: string, url: string, search: string): Promise<st
       db.close();
     }
   }
-  const sql = selectPage(postgresDialect, indexedIn(indexes, 'products'), 'products', 'id, data', query);
+  const sql = selectPage(postgresDialect, indexedIn(catalog.get('products')), 'products', 'id, data', query);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -203,7 +202,7 @@ async function planOf(kind: string, url: string, table: string, query: ListQuery
  * statistics, as the store runs: it never runs ANALYZE.
  */
 function sqlitePlan(url: string, table: string, query: ListQuery): Plan {
-  const sql = selectPage(sqliteDialect, indexedIn(indexes, table), table, 'id, data', query);
+  const sql = selectPage(sqliteDialect, indexedIn(catalog.get(table)), table, 'id, data', query);
   const db = new Database(url.slice('sqlite:'.length), { readonly: true });
   try {
     const named = Object.fromEntries(sql.values.map((v, i) => [`p${i + 1}`, v]));
@@ -237,7 +236,7 @@ interface PostgresNode {
  * Bitmap Heap Scan only fetches the rows its Bitmap Index Scans found: those are the reads.
  */
 async function postgresPlan(url: string, table: string, query: ListQuery): Promise<Plan> {
-  const sql = selectPage(postgresDialect, indexedIn(indexes, table), table, 'id, data', query);
+  const sql = selectPage(postgresDialect, indexedIn(catalog.get(table)), table, 'id, data', query);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

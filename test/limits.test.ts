@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ConfigError, defaultConfig, loadConfig, parseApiKeys } from '../src/config/index.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import { RedisUnavailableError } from '../src/http/plugins/rate-limit/index.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
@@ -223,11 +223,7 @@ for (const kind of STORE_KINDS) {
       await assert.rejects(buildApp({ config, logStream: false }), RedisUnavailableError);
       // A second store on the same database still opens, migrates and closes; on PostgreSQL a
       // plain DROP DATABASE (no FORCE) succeeds only once no connection is left open.
-      const again = await openStore(
-        refusedDb.url,
-        ['users', 'products'],
-        storeOptionsOf(config, declareCollections(config)),
-      );
+      const again = await openStore(refusedDb.url, loadCatalog(config), storeOptionsOf(config));
       await again.close();
       if (kind.name === 'postgres') await postgresAdmin(`DROP DATABASE ${new URL(refusedDb.url).pathname.slice(1)}`);
       await refusedDb.drop();

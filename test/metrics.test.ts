@@ -2,12 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultConfig } from '../src/config/index.js';
-import { DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import type { Store } from '../src/store/store.js';
 import { body, JSON_HEADERS } from './helpers/app.js';
+import { catalogOf } from './helpers/catalog.js';
 import { startServer, waitForWorkers } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -103,10 +104,7 @@ for (const kind of STORE_KINDS) {
 
     it("serve a store's own gauges, read at each scrape", async () => {
       const db = await kind.create();
-      const real = await openStore(
-        db.url,
-        DEFAULT_RESOURCES.map((r) => r.plural),
-      );
+      const real = await openStore(db.url, catalogOf(DEFAULT_COLLECTIONS.map((r) => r.plural)));
       // A real store reporting gauges of the kind a pooled store would (the PostgreSQL store's
       // pool is not merged yet): a plain value and one per label set.
       let waiting = 0;

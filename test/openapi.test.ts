@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { type Config, defaultConfig } from '../src/config/index.js';
-import { DEFAULT_RESOURCES } from '../src/core/resources.js';
+import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { buildApp } from '../src/http/app.js';
 import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
@@ -115,7 +115,7 @@ for (const kind of STORE_KINDS) {
       const ids = operations.map(([, operation]) => operation.operationId);
       assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
       assert.deepEqual(doc.info.license, { name: 'MIT', identifier: 'MIT' });
-      for (const { plural } of DEFAULT_RESOURCES) {
+      for (const { plural } of DEFAULT_COLLECTIONS) {
         const limit = doc.paths[`/${plural}/`]?.get?.parameters?.find((p) => p.in === 'query' && p.name === 'limit');
         assert.equal(limit?.required, false, 'limit is optional');
         assert.equal(limit?.schema?.default, 100);
@@ -130,13 +130,13 @@ for (const kind of STORE_KINDS) {
       for (const head of all.filter((route) => route.startsWith('head '))) {
         assert.ok(registered.includes(head.replace('head ', 'get ')), head);
       }
-      assert.ok(registered.length >= DEFAULT_RESOURCES.length * 6 + 7, `only ${registered.length} visible routes`);
+      assert.ok(registered.length >= DEFAULT_COLLECTIONS.length * 6 + 7, `only ${registered.length} visible routes`);
       const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
         METHODS.filter((m) => item[m]).map((m) => `${m} ${path}`),
       );
-      const tunnels = DEFAULT_RESOURCES.flatMap(tunnelledForms);
+      const tunnels = DEFAULT_COLLECTIONS.flatMap(tunnelledForms);
       assert.deepEqual(documented.sort(), [...new Set([...registered, ...tunnels])].sort());
-      for (const { plural, singular } of DEFAULT_RESOURCES) {
+      for (const { plural, singular } of DEFAULT_COLLECTIONS) {
         for (const path of [`/${plural}/`, `/${singular}/`, `/${singular}/{id}/`]) assert.ok(doc.paths[path], path);
         assert.equal(doc.paths[`/${plural}/{id}/`], undefined, 'the plural item alias is hidden');
         assert.equal(doc.paths[`/${plural}/`]?.post?.operationId, `list${capitalized(singular)}sTunnelled`);
@@ -148,7 +148,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('documents each operation: parameters, bodies, success and every error as a problem', () => {
-      for (const resource of DEFAULT_RESOURCES) {
+      for (const resource of DEFAULT_COLLECTIONS) {
         const Name = capitalized(resource.singular);
         const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [
@@ -235,7 +235,7 @@ for (const kind of STORE_KINDS) {
 
     it('documents each tunnelled form as an operation of its own, its header required', () => {
       const components = doc.components.parameters;
-      for (const resource of DEFAULT_RESOURCES) {
+      for (const resource of DEFAULT_COLLECTIONS) {
         const Name = capitalized(resource.singular);
         const tunnel = doc.paths[`/${resource.singular}/{id}/`]?.post;
         assert.equal(tunnel?.operationId, `tunnel${Name}`);
@@ -458,7 +458,7 @@ describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
 
   it('post: the POST forms, no GET form, and GET operations that only read', () => {
     const { doc } = post;
-    for (const resource of DEFAULT_RESOURCES) {
+    for (const resource of DEFAULT_COLLECTIONS) {
       assert.equal(
         doc.paths[`/${resource.singular}/{id}/`]?.post?.operationId,
         `tunnel${capitalized(resource.singular)}`,
@@ -474,7 +474,7 @@ describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
 
   it('off: no tunnelled form at all', () => {
     const { doc } = off;
-    for (const resource of DEFAULT_RESOURCES) {
+    for (const resource of DEFAULT_COLLECTIONS) {
       assert.equal(doc.paths[`/${resource.singular}/{id}/`]?.post, undefined);
       assert.equal(doc.paths[`/${resource.plural}/`]?.post, undefined);
       assert.equal(doc.paths[`/${resource.singular}/`]?.get, undefined);

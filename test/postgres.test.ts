@@ -10,6 +10,7 @@ import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import { postgresDialectFor } from '../src/store/postgres/postgres-dialect.js';
 import { foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
+import { catalogOf } from './helpers/catalog.js';
 import { runCommand, startServer } from './helpers/server.js';
 import { POSTGRES_AVAILABLE, postgresKind } from './helpers/stores.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
@@ -92,11 +93,13 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
   it('migrates once when ten instances start together', async () => {
     const db = await postgresKind.create();
     try {
-      const stores = await Promise.all(Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'])));
+      const stores = await Promise.all(
+        Array.from({ length: 10 }, () => openStore(db.url, catalogOf(['users', 'products']))),
+      );
       await Promise.all(stores.map((store) => store.close()));
       // Unique indexes are made under the same lock: ten starts creating one index all succeed.
       const starts = await Promise.allSettled(
-        Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'], WITH_UNIQUE_EMAIL)),
+        Array.from({ length: 10 }, () => openStore(db.url, catalogOf(['users', 'products']), WITH_UNIQUE_EMAIL)),
       );
       for (const start of starts) if (start.status === 'fulfilled') await start.value.close();
       const failed = starts.filter((start) => start.status === 'rejected').map((start) => String(start.reason));
@@ -114,7 +117,7 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
 
   it('folds case in search alike with ICU and without it (a table of code points), as JavaScript does', async () => {
     const db = await postgresKind.create();
-    const store = await openStore(db.url, ['things']);
+    const store = await openStore(db.url, catalogOf(['things']));
     const client = new pg.Client({ connectionString: db.url });
     try {
       const texts = ['Éclair au café', 'ΟΔΟΣ', 'Straße', 'ПРИВЕТ мир', 'İstanbul', 'plain ASCII', '漢字 ǅ', 'Ωmega'];
@@ -144,12 +147,12 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
   it('refuses ten starts together over duplicates, each in one line naming them', async () => {
     const db = await postgresKind.create();
     try {
-      const plain = await openStore(db.url, ['users', 'products']);
+      const plain = await openStore(db.url, catalogOf(['users', 'products']));
       const users = plain.collection('users');
       const [first, second] = await users.createMany(['{"email":"dup@example.com"}', '{"email":"DUP@example.com"}']);
       await plain.close();
       const starts = await Promise.allSettled(
-        Array.from({ length: 10 }, () => openStore(db.url, ['users', 'products'], WITH_UNIQUE_EMAIL)),
+        Array.from({ length: 10 }, () => openStore(db.url, catalogOf(['users', 'products']), WITH_UNIQUE_EMAIL)),
       );
       for (const start of starts) {
         assert.equal(start.status, 'rejected');

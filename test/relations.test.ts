@@ -12,11 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config/index.js';
-import { loadCollectionSchemas } from '../src/core/collection-schema.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
-import type { Collection, Store } from '../src/store/store.js';
+import type { Records, Store } from '../src/store/store.js';
 import { body, create, JSON_HEADERS, problem } from './helpers/app.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
@@ -58,12 +57,7 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       db = await kind.create();
       const config = defaultConfig({ databaseUrl: db.url, schemas, maxEventLoopDelay: 0, rateLimitMax: 0 });
-      const declared = declareCollections(config);
-      const opened = await openStore(
-        db.url,
-        declared.resources.map((r) => r.plural),
-        storeOptionsOf(config, declared),
-      );
+      const opened = await openStore(db.url, loadCatalog(config), storeOptionsOf(config));
       // The real store, its reads counted: expand must not read once per record.
       store = { ...opened, collection: (name) => counted(name, opened.collection(name)) };
       app = await buildApp({ config, store, logStream: false });
@@ -77,7 +71,7 @@ for (const kind of STORE_KINDS) {
       await db?.drop();
     });
 
-    function counted(name: string, collection: Collection): Collection {
+    function counted(name: string, collection: Records): Records {
       const counting =
         <A extends unknown[], R>(method: string, read: (...args: A) => R) =>
         (...args: A): R => {
@@ -232,7 +226,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('finds records by reference with a plain filter, through an index made for it', async () => {
-      const declared = declareCollections(defaultConfig({ schemas }));
+      const declared = loadCatalog(defaultConfig({ schemas })).get('orders');
       assert.ok(declared.indexes.some((i) => i.collection === 'orders' && i.path.join('.') === 'userId'));
       const [u, v, p] = [await user(), await user(), await product()];
       await order(u.id, p.id);
@@ -289,15 +283,11 @@ for (const kind of STORE_KINDS) {
         app = await start(REVIEWS['reviews.schema.json']);
         // restock check names the record that names a missing product.
         const folder = schemaFolder();
-        const declared = declareCollections(defaultConfig({ schemas: folder }));
-        const store = await openStore(
-          db.url,
-          declared.resources.map((r) => r.plural),
-          storeOptionsOf(defaultConfig(), declared),
-        );
+        const catalog = loadCatalog(defaultConfig({ schemas: folder }));
+        const store = await openStore(db.url, catalog, storeOptionsOf(defaultConfig()));
         const lines: string[] = [];
         try {
-          const summary = await checkRecords(store, loadCollectionSchemas(folder), (line) => lines.push(line));
+          const summary = await checkRecords(store, catalog, (line) => lines.push(line));
           assert.equal(summary.dangling, 1);
         } finally {
           await store.close();
@@ -326,7 +316,7 @@ for (const kind of STORE_KINDS) {
 describe('declaring references', () => {
   const refuse = (reviews: object) =>
     assert.throws(
-      () => declareCollections(defaultConfig({ schemas: schemaFolder({ 'reviews.schema.json': reviews }) })),
+      () => loadCatalog(defaultConfig({ schemas: schemaFolder({ 'reviews.schema.json': reviews }) })),
       ConfigError,
     );
   it('refuses a reference to a collection that is not declared', () => {

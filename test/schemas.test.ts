@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config/index.js';
-import { loadCollectionSchemas } from '../src/core/collection-schema.js';
-import { declareCollections } from '../src/core/collections.js';
+import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
+import { catalogOf } from './helpers/catalog.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { runCommand } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
@@ -227,10 +227,11 @@ for (const kind of STORE_KINDS) {
             !error.message.includes('\n'),
         );
 
-        const store = await openStore(db.url, ['users', 'products', 'orders']);
+        const store = await openStore(db.url, catalogOf(['users', 'products', 'orders']));
         try {
           const lines: string[] = [];
-          const summary = await checkRecords(store, loadCollectionSchemas(STORE_SCHEMAS), (l) => lines.push(l));
+          const catalog = loadCatalog({ schemas: STORE_SCHEMAS, indexes: [] });
+          const summary = await checkRecords(store, catalog, (l) => lines.push(l));
           assert.deepEqual(summary, { checked: 5, invalid: 2, badText: 0, duplicated: 1, dangling: 0 });
           assert.deepEqual(lines, [
             `users/${made[1]?.id} /name: is required`,
@@ -258,7 +259,7 @@ describe('bad schema files', () => {
   };
   const refused = (dir: string, pattern: RegExp) =>
     assert.throws(
-      () => declareCollections({ schemas: dir, indexes: [] }),
+      () => loadCatalog({ schemas: dir, indexes: [] }),
       (e: Error) => e instanceof ConfigError && pattern.test(e.message) && !e.message.includes('\n'),
     );
 
@@ -310,7 +311,7 @@ describe('bad schema files', () => {
     const dir = folder({
       'users.json': '{"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a+)+$"}}}',
     });
-    const users = declareCollections({ schemas: dir, indexes: [] }).schemas.get('users');
+    const users = loadCatalog({ schemas: dir, indexes: [] }).get('users').schema;
     // JavaScript's own engine takes hours on this (8 s at 28 letters, doubling with each).
     assert.deepEqual(users?.check({ name: `${'a'.repeat(60)}!` }), [
       { pointer: '/name', message: 'must match pattern "^(a+)+$"' },

@@ -15,6 +15,7 @@ import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { STORE_TABLES } from '../src/store/store-tables.js';
+import { catalogOf } from './helpers/catalog.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 /** Every table of the database, by name. */
@@ -53,7 +54,7 @@ for (const kind of STORE_KINDS) {
     it('hold every table the store makes beside the collections and their search indexes', async () => {
       const db = await kind.create();
       try {
-        await (await openStore(db.url, ['things'])).close();
+        await (await openStore(db.url, catalogOf(['things']))).close();
         // SQLite's search index is a table of its own, with tables of its own (things_search_data, …),
         // and SQLite keeps tables of its own (sqlite_sequence), which no name can take.
         const own = (await tablesOf(kind.name, db)).filter(

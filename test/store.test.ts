@@ -6,6 +6,7 @@ import pg from 'pg';
 import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { type Store, type UniqueField, UniqueViolationError } from '../src/store/store.js';
+import { catalogOf } from './helpers/catalog.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
@@ -14,7 +15,7 @@ for (const kind of STORE_KINDS) {
     let store: Store;
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, ['things', 'fresh', 'many']);
+      store = await openStore(db.url, catalogOf(['things', 'fresh', 'many']));
     });
     after(async () => {
       await store.close();
@@ -176,7 +177,7 @@ for (const kind of STORE_KINDS) {
         ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected'],
       );
       // Another connection, as after a restart, sees every acknowledged write and nothing else.
-      const reopened = await openStore(db.url, ['things']);
+      const reopened = await openStore(db.url, catalogOf(['things']));
       try {
         const again = reopened.collection('things');
         const all = (await again.list({ where: [], sort: [], limit: 10_000 })).map((r) => JSON.parse(r.data));
@@ -258,7 +259,7 @@ for (const kind of STORE_KINDS) {
           (record) => record.id,
         );
       const lantern = await store.collection('things').create('{"name":"Brass Lantern"}');
-      const without = await openStore(db.url, ['things'], { ...DEFAULT_STORE_OPTIONS, searchIndex: false });
+      const without = await openStore(db.url, catalogOf(['things']), { ...DEFAULT_STORE_OPTIONS, searchIndex: false });
       try {
         assert.equal(await searchIndexExists(db.url, 'things'), false);
         const unindexed = await without.collection('things').create('{"note":"a lantern, unindexed"}');
@@ -267,7 +268,7 @@ for (const kind of STORE_KINDS) {
       } finally {
         await without.close();
       }
-      const again = await openStore(db.url, ['things'], DEFAULT_STORE_OPTIONS);
+      const again = await openStore(db.url, catalogOf(['things']), DEFAULT_STORE_OPTIONS);
       try {
         assert.equal(await searchIndexExists(db.url, 'things'), true);
         assert.deepEqual(await found(again), [lantern.id], 'rebuilt from the records as they are now');
@@ -277,14 +278,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it('migrates once, and again is a no-op', async () => {
-      const again = await openStore(db.url, ['things']);
+      const again = await openStore(db.url, catalogOf(['things']));
       await again.close();
       assert.ok((await store.collection('things').list({ where: [], sort: [], limit: 1 })).length === 1);
     });
 
     it('makes the table and indexes of a collection added to an existing database, and keeps the rest', async () => {
       const indexes = [{ collection: 'orders', path: ['status'] }];
-      const grown = await openStore(db.url, ['things', 'fresh', 'orders'], { ...DEFAULT_STORE_OPTIONS, indexes });
+      const grown = await openStore(db.url, catalogOf(['things', 'fresh', 'orders'], { indexes }));
       try {
         const orders = grown.collection('orders');
         const made = await orders.create('{"status":"paid","total":12.5}');
@@ -304,8 +305,8 @@ for (const kind of STORE_KINDS) {
         await grown.close();
       }
       // Served no longer: its table stays, with its records, for the day it is served again.
-      await (await openStore(db.url, ['things', 'fresh'])).close();
-      const again = await openStore(db.url, ['orders']);
+      await (await openStore(db.url, catalogOf(['things', 'fresh']))).close();
+      const again = await openStore(db.url, catalogOf(['orders']));
       try {
         assert.equal(await again.collection('orders').count({ where: [] }), 2);
       } finally {
@@ -319,8 +320,7 @@ for (const kind of STORE_KINDS) {
   describe(`unique fields (${kind.name})`, () => {
     const sku: UniqueField = { collection: 'products', path: ['sku'], ignoreCase: false };
     const code: UniqueField = { collection: 'products', path: ['meta', 'code'], ignoreCase: true };
-    const open = (db: TestDatabase, unique: UniqueField[]) =>
-      openStore(db.url, ['products'], { ...DEFAULT_STORE_OPTIONS, unique });
+    const open = (db: TestDatabase, unique: UniqueField[]) => openStore(db.url, catalogOf(['products'], { unique }));
     /** Runs `test` on a fresh database, dropped afterwards. */
     const onFreshDatabase = async (test: (db: TestDatabase) => Promise<void>) => {
       const db = await kind.create();
@@ -368,11 +368,11 @@ for (const kind of STORE_KINDS) {
 
 describe('DATABASE_URL', () => {
   it('opens sqlite::memory: and refuses what it does not know, naming the setting', async () => {
-    const memory = await openStore('sqlite::memory:', ['things']);
+    const memory = await openStore('sqlite::memory:', catalogOf(['things']));
     assert.equal((await memory.collection('things').create('{"a":1}')).id, 1);
     await memory.close();
-    await assert.rejects(openStore('mysql://localhost/x', ['things']), /DATABASE_URL/);
-    await assert.rejects(openStore('sqlite:', ['things']), /DATABASE_URL/);
+    await assert.rejects(openStore('mysql://localhost/x', catalogOf(['things'])), /DATABASE_URL/);
+    await assert.rejects(openStore('sqlite:', catalogOf(['things'])), /DATABASE_URL/);
   });
 });
 

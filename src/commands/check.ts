@@ -6,13 +6,13 @@
  * stored records; this is how an operator finds the ones to fix.
  */
 
-import type { CollectionSchema } from '../core/collection-schema.js';
-import { declareCollections } from '../core/collections.js';
+import type { Catalog } from '../core/catalog.js';
+import { loadCatalog } from '../core/load-catalog.js';
 import { checkLimits } from '../core/record-rules.js';
 import { heldIds, type Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
-import type { Collection, Position, Store, StoredRecord } from '../store/store.js';
+import type { Position, Records, Store, StoredRecord } from '../store/store.js';
 import type { CommandContext } from './command.js';
 
 /** Records read at a time: at most 100 MiB of them with records of up to 1 MiB. */
@@ -34,19 +34,14 @@ export interface CheckSummary {
   dangling: number;
 }
 
-/**
- * Reads every record of `collections` (by default those with a schema), page by page;
- * reports each problem as a line.
- */
+/** Reads every record of the catalog's collections, page by page; reports each problem as a line. */
 export async function checkRecords(
   store: Store,
-  schemas: ReadonlyMap<string, CollectionSchema>,
+  catalog: Catalog,
   report: (line: string) => void,
-  collections: readonly string[] = [...schemas.keys()],
 ): Promise<CheckSummary> {
   const summary: CheckSummary = { checked: 0, invalid: 0, badText: 0, duplicated: 0, dangling: 0 };
-  for (const collection of collections) {
-    const schema = schemas.get(collection);
+  for (const { plural: collection, schema, references, unique } of catalog.collections) {
     const records = store.collection(collection);
     let after: Position | undefined;
     for (;;) {
@@ -65,7 +60,7 @@ export async function checkRecords(
         summary.invalid++;
         for (const v of violations) report(`${collection}/${record.id} ${v.pointer || '/'}: ${v.message}`);
       }
-      for (const reference of schema?.references ?? []) {
+      for (const reference of references) {
         for (const line of await danglingIn(page, reference, store.collection(reference.target))) {
           summary.dangling++;
           report(`${collection}/${line}`);
@@ -75,7 +70,7 @@ export async function checkRecords(
       if (!last || page.length < PAGE_SIZE) break;
       after = last.position;
     }
-    for (const field of schema?.unique ?? []) {
+    for (const field of unique) {
       for (const duplicate of await records.duplicates(field, 100)) {
         summary.duplicated++;
         report(
@@ -89,7 +84,7 @@ export async function checkRecords(
 }
 
 /** Where the records of a page name a record of `target` that does not exist: `<id> <pointer>: …` lines. */
-async function danglingIn(page: readonly StoredRecord[], reference: Reference, target: Collection) {
+async function danglingIn(page: readonly StoredRecord[], reference: Reference, target: Records) {
   const held = page.flatMap((record) =>
     heldIds(JSON.parse(record.data), reference).map((h) => ({ ...h, record: record.id })),
   );
@@ -107,16 +102,10 @@ async function danglingIn(page: readonly StoredRecord[], reference: Reference, t
  * value, the very thing this lists.
  */
 export async function runCheck({ config, io }: CommandContext): Promise<number> {
-  const declared = declareCollections(config);
-  const { schemas } = declared;
-  const collections = declared.resources.map((r) => r.plural);
-  const store = await openStore(
-    config.databaseUrl,
-    collections,
-    storeOptionsOf(config, declared, { enforceUnique: false }),
-  );
+  const catalog = loadCatalog(config);
+  const store = await openStore(config.databaseUrl, catalog, storeOptionsOf(config, { enforceUnique: false }));
   try {
-    const summary = await checkRecords(store, schemas, (line) => io.stdout.write(`${line}\n`), collections);
+    const summary = await checkRecords(store, catalog, (line) => io.stdout.write(`${line}\n`));
     io.stderr.write(
       `checked ${summary.checked} records: ${summary.invalid} break their schema, ${summary.badText} hold a ` +
         `lone surrogate, ${summary.duplicated} values of unique fields are shared, ${summary.dangling} ` +

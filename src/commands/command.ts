@@ -4,11 +4,11 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
-import type { CollectionSchema } from '../core/collection-schema.js';
-import { declareCollections } from '../core/collections.js';
+import type { Collection } from '../core/collection.js';
+import { loadCatalog } from '../core/load-catalog.js';
 import type { Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
-import type { Collection } from '../store/store.js';
+import type { Records } from '../store/store.js';
 
 /** The streams a command reads and writes: the process's own, or a test's. */
 export interface CommandIo {
@@ -56,42 +56,35 @@ export const collectionOption = {
 } as const satisfies Record<string, OptionSpec>;
 
 /**
- * Opens the store `config` names and the collection `--collection` names, with the
- * collection's schema. `enforceUnique` sets up the schemas' unique fields, as serving does
- * (a store whose records already share a value then refuses to open).
+ * Opens the store `config` names and the collection `--collection` names. `enforceUnique`
+ * sets up the unique fields' indexes, as serving does (a store whose records already share
+ * a value then refuses to open).
  */
 export async function openCollection(
   config: Config,
   options: CommandContext['options'],
   { enforceUnique }: { enforceUnique: boolean },
 ): Promise<{
-  name: string;
   collection: Collection;
-  schema?: CollectionSchema;
+  records: Records;
   /** The paths of its indexed and unique fields, whose values MAX_INDEXED_VALUE_BYTES caps. */
   indexedPaths: readonly (readonly string[])[];
-  /** The references this collection's records hold, each with the collection it names. */
-  references: { reference: Reference; target: Collection }[];
+  /** The references this collection's records hold, each with the records of the collection it names. */
+  references: { reference: Reference; target: Records }[];
   close(): Promise<void>;
 }> {
   const name = options.collection;
-  const declared = declareCollections(config);
-  const names = declared.resources.map((r) => r.plural);
-  if (typeof name !== 'string' || !names.includes(name)) {
-    throw new ConfigError(`--collection must be one of ${names.join(', ')}${name ? `, got "${name}"` : ''}`);
+  const catalog = loadCatalog(config);
+  if (typeof name !== 'string' || !catalog.has(name)) {
+    throw new ConfigError(`--collection must be one of ${catalog.names.join(', ')}${name ? `, got "${name}"` : ''}`);
   }
-  const store = await openStore(config.databaseUrl, names, storeOptionsOf(config, declared, { enforceUnique }));
+  const store = await openStore(config.databaseUrl, catalog, storeOptionsOf(config, { enforceUnique }));
+  const collection = catalog.get(name);
   return {
-    name,
-    collection: store.collection(name),
-    schema: declared.schemas.get(name),
-    indexedPaths: [
-      ...declared.indexes.filter((field) => field.collection === name),
-      ...(declared.schemas.get(name)?.unique ?? []),
-    ].map((field) => field.path),
-    references: declared.references
-      .filter((reference) => reference.collection === name)
-      .map((reference) => ({ reference, target: store.collection(reference.target) })),
+    collection,
+    records: store.collection(name),
+    indexedPaths: [...collection.indexes, ...collection.unique].map((field) => field.path),
+    references: collection.references.map((reference) => ({ reference, target: store.collection(reference.target) })),
     close: () => store.close(),
   };
 }

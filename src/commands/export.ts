@@ -28,7 +28,8 @@ export async function runExport({ config, options, io }: CommandContext): Promis
   const format = (options.format as string | undefined) ?? (file?.endsWith('.json') ? 'json' : 'ndjson');
   if (format !== 'json' && format !== 'ndjson')
     throw new ConfigError(`--format must be json or ndjson, got "${format}"`);
-  const { name, collection, close } = await openCollection(config, options, { enforceUnique: false });
+  const { collection, records, close } = await openCollection(config, options, { enforceUnique: false });
+  const name = collection.plural;
 
   // A file is written beside its final name and renamed when complete: never half an export.
   const partial = file ? `${file}.partial` : undefined;
@@ -52,7 +53,7 @@ export async function runExport({ config, options, io }: CommandContext): Promis
     for (let after: Position | undefined; ; ) {
       // Read and written within PAGE_BYTES, as the API's pages are: large records make short pages.
       const query = { where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) };
-      const page = await readPage(collection, query, renderRecord, PAGE_BYTES);
+      const page = await readPage(records, query, renderRecord, PAGE_BYTES);
       let text = '';
       for (const record of page.records) {
         text += format === 'json' ? `${count === 0 ? '\n' : ',\n'}${record}` : `${record}\n`;

@@ -3,15 +3,13 @@
  * migrate as a deploy step of its own (`restock serve` migrates on start as well).
  */
 
-import { declareCollections } from '../core/collections.js';
+import { loadCatalog } from '../core/load-catalog.js';
 import { openStore, redact, storeOptionsOf } from '../store/open-store.js';
 import type { CommandContext } from './command.js';
 
 export async function runMigrate({ config, io }: CommandContext): Promise<number> {
-  const declared = declareCollections(config);
-  const collections = declared.resources.map((r) => r.plural);
   // The unique fields' indexes too: a migrated database is one `serve` starts on at once.
-  const store = await openStore(config.databaseUrl, collections, storeOptionsOf(config, declared));
+  const store = await openStore(config.databaseUrl, loadCatalog(config), storeOptionsOf(config));
   await store.close();
   io.stdout.write(
     `migrated the ${store.dialect} database at ${redact(config.databaseUrl)}: its schema is up to date\n`,

@@ -96,7 +96,7 @@ export const trustedProxies: Parser<string> = (raw, name) => {
 
 /**
  * Reads `users:email;products:sku,price,dimensions.weight`. Whether each collection exists
- * is checked once they are declared (src/core/collections.ts).
+ * is checked once they are declared, by the catalog (src/core/catalog.ts).
  */
 export const indexes: Parser<readonly IndexedField[]> = (raw, name) => {
   const fields: IndexedField[] = [];

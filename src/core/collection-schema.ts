@@ -1,7 +1,7 @@
 /**
  * Collection schemas: an operator's JSON Schema (draft 2020-12) per collection, read at
  * start from one folder (`users.schema.json`, `orders.schema.json`). Each file declares the
- * collection it is named after (./collections.ts); annotations name its singular
+ * collection it is named after (./load-catalog.ts); annotations name its singular
  * (`x-singular`), the fields to index (`x-index`) and those that must be unique (`x-unique`).
  *
  * ```json

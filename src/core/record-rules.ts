@@ -4,6 +4,7 @@
  * are, what text it may hold, which integers it may carry, and which fields are the
  * server's own.
  */
+import { SYSTEM_FIELDS } from './collection.js';
 import { inexactIntegers } from './inexact-integers.js';
 import { escapePointer } from './json-pointer.js';
 import { textFault } from './text-faults.js';
@@ -95,9 +96,6 @@ export function checkLimits(value: unknown, limits: RecordLimits, options: Limit
   };
   return visit(value, 1, '');
 }
-
-/** Fields the server owns: ignored when a client sends them. */
-const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 
 /** The client's fields of a record: the object without the system fields (a copy only when it has any). */
 export function withoutSystemFields(fields: Record<string, unknown>): Record<string, unknown> {

@@ -6,7 +6,8 @@
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from '../config/index.js';
-import { type DeclaredCollections, declareCollections } from '../core/collections.js';
+import type { Catalog } from '../core/catalog.js';
+import { loadCatalog } from '../core/load-catalog.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -34,11 +35,10 @@ export interface AppOptions {
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const declared = declareCollections(config);
-  const collections = declared.resources.map((r) => r.plural);
-  const store = options.store ?? (await openStore(config.databaseUrl, collections, storeOptionsOf(config, declared)));
+  const catalog = loadCatalog(config);
+  const store = options.store ?? (await openStore(config.databaseUrl, catalog, storeOptionsOf(config)));
   try {
-    return await assemble(options, store, declared);
+    return await assemble(options, store, catalog);
   } catch (error) {
     // A plugin that cannot start (Redis unreachable) must not leave the database open.
     if (!options.store) await store.close();
@@ -47,11 +47,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /** The app around an open store: its plugins, in the order a request meets them. */
-async function assemble(options: AppOptions, store: Store, declared: DeclaredCollections): Promise<FastifyInstance> {
+async function assemble(options: AppOptions, store: Store, catalog: Catalog): Promise<FastifyInstance> {
   const { config } = options;
-  const { resources, schemas } = declared;
   const app = Fastify(fastifyOptions(config, options.logStream));
-  for (const warning of declared.warnings) app.log.warn(warning);
+  for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
@@ -78,25 +77,16 @@ async function assemble(options: AppOptions, store: Store, declared: DeclaredCol
     maxRecordFields: config.maxRecordFields,
   });
   app.register(openApi, {
-    resources,
-    schemas,
+    catalog,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0 },
-    indexes: declared.indexes,
     methodOverride: config.methodOverride,
     publicUrl: config.publicUrl,
   });
   app.register(plugins.metrics, { store });
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
-  app.register(serviceRoutes, { store, resources, references: declared.references });
-  app.register(recordRoutes, {
-    store,
-    resources,
-    schemas,
-    references: declared.references,
-    indexes: declared.indexes,
-    config,
-  });
+  app.register(serviceRoutes, { store, catalog });
+  app.register(recordRoutes, { store, catalog, config });
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;

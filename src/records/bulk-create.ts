@@ -6,7 +6,7 @@ import type { CollectionSchema } from '../core/collection-schema.js';
 import { oversizedIndexedValue } from '../core/indexed-values.js';
 import { withoutSystemFields } from '../core/record-rules.js';
 import type { UniqueField } from '../core/unique-field.js';
-import { type Collection, type StoredRecord, UniqueViolationError } from '../store/store.js';
+import { type Records, type StoredRecord, UniqueViolationError } from '../store/store.js';
 import { type FieldError, Refusal, type RefusalKind } from './refusal.js';
 
 /** The fields whose values an index holds, and the most bytes such a value may have. */
@@ -16,7 +16,8 @@ export interface IndexedValues {
 }
 
 export interface BulkCreateOptions {
-  collection: Collection;
+  /** The collection's records, where a unique value already taken is looked for. */
+  records: Records;
   schema?: CollectionSchema;
   maxRecordBytes: number;
   /** The most records one request may create (MAX_BULK_RECORDS). */
@@ -82,7 +83,7 @@ export async function createAll(
   } catch (error) {
     if (!(error instanceof UniqueViolationError) || error.path.length === 0) throw error;
     const values = texts.map((text) => valueAt(JSON.parse(text), error.path));
-    const taken = await options.collection.list({
+    const taken = await options.records.list({
       where: [{ field: { path: error.path }, op: 'in', value: values.filter((v) => v !== undefined) }],
       sort: [],
       limit: texts.length,

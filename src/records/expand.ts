@@ -5,7 +5,7 @@
  * The embedded records count against the page's byte budget like its own.
  */
 import { heldIds, isScalar, type Reference } from '../core/references.js';
-import { type Collection, MAX_MANY, type StoredRecord } from '../store/store.js';
+import { MAX_MANY, type Records, type StoredRecord } from '../store/store.js';
 import type { Page } from './list-page.js';
 import { Refusal } from './refusal.js';
 import { renderRecord } from './render.js';
@@ -26,7 +26,7 @@ export interface Expansion {
 /** What expanding needs: each collection's references, and its records. */
 export interface ExpandSource {
   references(collection: string): readonly Reference[];
-  collection(name: string): Collection;
+  collection(name: string): Records;
 }
 
 /** Reads `expand` for `collection`; anything it cannot follow is a 400 naming the parameter. */

@@ -4,7 +4,7 @@
  * (never before its first record), so a page of large records is cut short and its next
  * link continues from the last record it holds.
  */
-import type { Collection, ListedRecord, ListQuery, StoredRecord } from '../store/store.js';
+import type { ListedRecord, ListQuery, Records, StoredRecord } from '../store/store.js';
 
 /** Records read by the first query of a page: a default page (100) in one query, plus one to see past it. */
 const FIRST_READ = 101;
@@ -28,7 +28,7 @@ export interface Page {
  * and one more, to see whether records follow.
  */
 export async function readPage(
-  collection: Collection,
+  collection: Records,
   query: ListQuery,
   render: (record: StoredRecord) => string,
   maxBytes: number,

@@ -3,9 +3,8 @@
  * operator's schema for its collection, and the cap on the values its indexes hold. A create
  * is checked as sent; a change, as it leaves the record (inside the write's transaction).
  */
-import type { CollectionSchema } from '../core/collection-schema.js';
+import type { Collection } from '../core/collection.js';
 import { oversizedIndexedValue } from '../core/indexed-values.js';
-import type { ResourceDefinition } from '../core/resources.js';
 import type { IndexedValues } from './bulk-create.js';
 import { Refusal } from './refusal.js';
 
@@ -17,15 +16,15 @@ export interface RecordChecks {
 }
 
 export function recordChecks(
-  resource: ResourceDefinition,
-  schema: CollectionSchema | undefined,
+  collection: Pick<Collection, 'singular' | 'schema'>,
   indexed: IndexedValues,
 ): RecordChecks {
+  const { schema } = collection;
   const ensureValid = (fields: unknown, what: string) => {
     const violations = schema?.check(fields) ?? [];
     if (violations.length === 0) return;
     const count = violations.length === 1 ? 'one problem' : `${violations.length} problems`;
-    throw new Refusal('schema-violation', `The ${resource.singular} ${what} breaks the schema (${count}).`, {
+    throw new Refusal('schema-violation', `The ${collection.singular} ${what} breaks the schema (${count}).`, {
       errors: violations,
     });
   };

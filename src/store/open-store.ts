@@ -1,30 +1,19 @@
 import { CONFIG_DEFAULTS, type Config, ConfigError } from '../config/index.js';
-import type { DeclaredCollections } from '../core/collections.js';
+import type { Catalog } from '../core/catalog.js';
 import { openSqlStore } from './sql/sql-store.js';
 import type { Store, StoreOptions } from './store.js';
 import { refuseStoreTables } from './store-tables.js';
 
-/** What a store uses when the caller does not say: the settings' defaults, no indexes. */
-export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULTS, {
-  schemas: new Map(),
-  indexes: [],
-});
+/** What a store uses when the caller does not say: the settings' defaults. */
+export const DEFAULT_STORE_OPTIONS: StoreOptions = storeOptionsOf(CONFIG_DEFAULTS);
 
 /**
- * The store options the settings ask for, with the declared collections' indexes and, unless
- * `enforceUnique` is false (for `check`, which lists shared values), their unique fields.
- * A collection whose table would be one of the store's own is refused here, naming its file.
+ * The store options the settings ask for; unless `enforceUnique` is false (for `check`,
+ * which lists shared values), the catalog's unique fields get their unique indexes.
  */
-export function storeOptionsOf(
-  config: Config,
-  declared: Pick<DeclaredCollections, 'schemas' | 'indexes'> & Partial<Pick<DeclaredCollections, 'references'>>,
-  { enforceUnique = true } = {},
-): StoreOptions {
-  refuseStoreTables(declared.schemas);
+export function storeOptionsOf(config: Config, { enforceUnique = true } = {}): StoreOptions {
   return {
-    indexes: declared.indexes,
-    references: declared.references ?? [],
-    unique: enforceUnique ? [...declared.schemas.values()].flatMap((schema) => schema.unique) : [],
+    enforceUnique,
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeout,
     statementTimeoutMs: config.databaseStatementTimeout,
@@ -35,14 +24,16 @@ export function storeOptionsOf(
 }
 
 /**
- * Opens the store a `DATABASE_URL` names and migrates it: `sqlite:PATH`,
+ * Opens the store a `DATABASE_URL` names and brings it in line with `catalog`: `sqlite:PATH`,
  * `sqlite:///absolute/path`, `sqlite::memory:`, or `postgres://…` (also `postgresql://`).
+ * A collection whose table would be one of the store's own is refused first, naming its file.
  */
 export async function openStore(
   url: string,
-  collections: readonly string[],
+  catalog: Catalog,
   options: StoreOptions = DEFAULT_STORE_OPTIONS,
 ): Promise<Store> {
+  refuseStoreTables(catalog);
   // Each engine is loaded only when a URL names it: a process needs one of them.
   const path = sqlitePathOf(url);
   if (path !== undefined) {
@@ -50,12 +41,12 @@ export async function openStore(
       import('./sqlite/sqlite-driver.js'),
       import('./sqlite/sqlite-schema.js'),
     ]);
-    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, collections, options);
+    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, catalog, options);
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { openPostgres } = await import('./postgres/postgres-driver.js');
     const { driver, schema } = await openPostgres(url, options);
-    return openSqlStore(driver, schema, collections, options);
+    return openSqlStore(driver, schema, catalog, options);
   }
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);
 }

@@ -5,7 +5,7 @@
  * a migration belongs here, and a test holds the list against the tables each engine makes.
  */
 import { ConfigError } from '../config/index.js';
-import type { CollectionSchema } from '../core/collection-schema.js';
+import type { Catalog } from '../core/catalog.js';
 
 export const STORE_TABLES: readonly string[] = [
   'change_inbox',
@@ -17,11 +17,11 @@ export const STORE_TABLES: readonly string[] = [
   'schema_migrations',
 ];
 
-/** Refuses, in one line naming the file, a declared collection whose table would be one of the store's. */
-export function refuseStoreTables(schemas: ReadonlyMap<string, Pick<CollectionSchema, 'file'>>): void {
-  for (const [plural, { file }] of schemas) {
+/** Refuses, in one line naming its file, a collection whose table would be one of the store's. */
+export function refuseStoreTables(catalog: Pick<Catalog, 'collections'>): void {
+  for (const { plural, source } of catalog.collections) {
     if (STORE_TABLES.includes(plural) || plural.endsWith('_search')) {
-      throw new ConfigError(`SCHEMAS: ${file}: "${plural}" names a table restock keeps for itself`);
+      throw new ConfigError(`SCHEMAS: ${source}: "${plural}" names a table restock keeps for itself`);
     }
   }
 }

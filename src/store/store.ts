@@ -1,5 +1,5 @@
 /**
- * The storage interface: everything the HTTP layer may ask of a database. The SQL core
+ * The storage interface: everything records/, the HTTP layer and the commands may ask of a database. The SQL core
  * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
 import type { IndexedField } from '../core/indexed-field.js';
@@ -11,7 +11,7 @@ import type { StoredRecord } from './record-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
-/** The most ids one statement of {@link Collection.getMany} reads. */
+/** The most ids one statement of {@link Records.getMany} reads. */
 export const MAX_MANY = 1000;
 
 /**
@@ -49,8 +49,8 @@ export interface IdempotentCreate {
   readonly token: string;
 }
 
-/** One collection (users, products, …): its records and the atomic operations on them. */
-export interface Collection {
+/** The records of one collection (users, products, …) and the atomic operations on them. */
+export interface Records {
   list(query: ListQuery): Promise<ListedRecord[]>;
   /**
    * Whether listing `query` may read far more rows than it returns (a filter, a search, a
@@ -158,7 +158,7 @@ export interface Store {
   readonly dialect: string;
   /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
   readonly gauges?: readonly StoreGauge[];
-  collection(name: string): Collection;
+  collection(name: string): Records;
   readonly idempotency: IdempotencyKeys;
   readonly changes: ChangeLog;
   /** Resolves when the database answers a trivial query. */
@@ -170,9 +170,9 @@ export interface Store {
  * A store's `collection(name)`: each collection made once by `make`; a name the store was
  * not opened with is a programming error.
  */
-export function collectionLookup(names: readonly string[], make: (name: string) => Collection) {
+export function collectionLookup(names: readonly string[], make: (name: string) => Records) {
   const byName = new Map(names.map((name) => [name, make(name)]));
-  return (name: string): Collection => {
+  return (name: string): Records => {
     const found = byName.get(name);
     if (!found) throw new Error(`unknown collection "${name}"`);
     return found;
@@ -181,18 +181,12 @@ export function collectionLookup(names: readonly string[], make: (name: string) 
 
 /** How a store is opened. */
 export interface StoreOptions {
-  /** Fields to index, created on start if missing. */
-  indexes: readonly IndexedField[];
   /**
-   * Fields to keep unique, through unique indexes created on start; existing duplicates
-   * make the start fail with {@link StoreSetupError} naming them.
+   * Whether the catalog's unique fields get their unique indexes on start (existing
+   * duplicates then make the start fail with {@link StoreSetupError} naming them). Default
+   * true; false for `restock check`, which lists shared values instead.
    */
-  unique: readonly UniqueField[];
-  /**
-   * References between the collections (`x-ref`): a write naming a missing record fails,
-   * and a delete does what each reference to the record says.
-   */
-  references?: readonly Reference[];
+  enforceUnique?: boolean;
   /** Most connections open at once, per process (network stores). */
   poolSize: number;
   /** How long to wait for a new connection before the request gets a 503. */

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../src/config/index.js';
-import { DEFAULT_RESOURCES } from '../../src/core/resources.js';
+import { DEFAULT_COLLECTIONS } from '../../src/core/default-collections.js';
 
 export const DECLARED_SCHEMAS = fileURLToPath(new URL('../fixtures/declared', import.meta.url));
 
@@ -17,6 +17,6 @@ export interface ContractCollection {
 }
 
 export const CONTRACT_COLLECTIONS: readonly ContractCollection[] = [
-  ...DEFAULT_RESOURCES.map(({ plural, singular }) => ({ plural, singular, settings: {} })),
+  ...DEFAULT_COLLECTIONS.map(({ plural, singular }) => ({ plural, singular, settings: {} })),
   { plural: 'boxes', singular: 'box', settings: { schemas: DECLARED_SCHEMAS } },
 ];

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { openConnection } from '../../src/store/sqlite/connection.js';
+import { catalogOf } from './catalog.js';
 import type { TestDatabase, TestStoreKind } from './stores.js';
 
 /** Each record's `data`, as an expression of the row number `i` in each database's SQL. */
@@ -23,7 +24,7 @@ export async function insertRecords(
 ): Promise<void> {
   if (kind === 'sqlite') {
     // restock's own connection: the search index's triggers call its functions.
-    const db = openConnection(database.url.slice('sqlite:'.length), ['users', 'products']);
+    const db = openConnection(database.url.slice('sqlite:'.length), catalogOf(['users', 'products']));
     try {
       db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
         INSERT INTO ${table} (data, created_at, updated_at)

@@ -5,7 +5,7 @@
  * batch fails, every record the import wrote is deleted again, through the same delete a
  * client's `DELETE` runs.
  */
-import { type Collection, type StoredRecord, UniqueViolationError } from '../../store/store.js';
+import { type Records, type StoredRecord, UniqueViolationError } from '../../store/store.js';
 import { BadRecord, type Pending } from './record-line.js';
 
 /** Deletes run this many at a time while undoing (SQLite's group commit makes them few commits). */
@@ -17,7 +17,7 @@ export class ImportWriter {
   created = 0;
   restored = 0;
 
-  constructor(private readonly collection: Collection) {}
+  constructor(private readonly collection: Records) {}
 
   /** Writes one batch in one transaction; a failure names the first line it can blame. */
   async write(batch: readonly Pending[]): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { heldIds, type Reference } from '../../core/references.js';
 import type { UniqueField } from '../../core/unique-field.js';
-import { type Collection, type Condition, type JsonScalar, MAX_IN_VALUES } from '../../store/store.js';
+import { type Condition, type JsonScalar, MAX_IN_VALUES, type Records } from '../../store/store.js';
 import type { Pending } from './record-line.js';
 
 /** Lines checked against the database at once. */
@@ -23,7 +23,7 @@ export interface LineProblem {
 /** A reference the collection's records hold, and the collection it names. */
 export interface CheckedReference {
   reference: Reference;
-  target: Collection;
+  target: Records;
 }
 
 export class DryRun {
@@ -41,7 +41,7 @@ export class DryRun {
   #round: Pending[] = [];
 
   constructor(
-    private readonly collection: Collection,
+    private readonly collection: Records,
     private readonly unique: readonly UniqueField[],
     private readonly references: readonly CheckedReference[] = [],
   ) {}

@@ -49,15 +49,16 @@ export async function runImport({ config, options, positionals, io }: CommandCon
   }
   const input = file === '-' ? io.stdin : openFile(file);
   const total = file === '-' ? undefined : statSync(file).size;
-  const { name, collection, schema, indexedPaths, references, close } = await openCollection(config, options, {
+  const { collection, records, indexedPaths, references, close } = await openCollection(config, options, {
     enforceUnique: true,
   });
+  const { plural: name, schema } = collection;
   const newIds = options['new-ids'] === true;
   const progress = progressBar(io, input, total, `${options['dry-run'] ? 'checking' : 'importing'} ${name}`);
   const started = Date.now();
   try {
     if (options['dry-run'] === true) {
-      const dryRun = new DryRun(collection, schema?.unique ?? [], references);
+      const dryRun = new DryRun(records, collection.unique, references);
       try {
         for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
           try {
@@ -91,9 +92,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     }
 
     const writer =
-      typeof options.upsert === 'string'
-        ? new Upserter(collection, options.upsert, schema)
-        : new ImportWriter(collection);
+      typeof options.upsert === 'string' ? new Upserter(records, options.upsert, schema) : new ImportWriter(records);
     let batch: Pending[] = [];
     let batchBytes = 0;
     const flush = async () => {

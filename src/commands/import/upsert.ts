@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../../config/index.js';
 import type { CollectionSchema } from '../../core/collection-schema.js';
-import { type Collection, type Condition, MAX_IN_VALUES, type StoredRecord } from '../../store/store.js';
+import { type Condition, MAX_IN_VALUES, type Records, type StoredRecord } from '../../store/store.js';
 import { ImportWriter } from './batches.js';
 import type { Pending } from './record-line.js';
 
@@ -16,7 +16,7 @@ export class Upserter {
   readonly #path: readonly string[] | undefined;
 
   constructor(
-    private readonly collection: Collection,
+    private readonly collection: Records,
     field: string,
     schema: CollectionSchema | undefined,
   ) {

@@ -6,15 +6,12 @@
  * its indexed fields, the ones worth filtering on. Generated clients then type and
  * serialize `price[gte]` themselves; other fields still filter, undocumented.
  */
-import type { CollectionSchema } from '../../core/collection-schema.js';
-import type { IndexedField } from '../../core/indexed-field.js';
-import type { ResourceDefinition } from '../../core/resources.js';
+import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { RESERVED } from '../../records/list-query.js';
 import { FILTER_OPERATORS, OPERATORS } from '../../store/filter-operators.js';
 
 /** Query names the change feed reads itself (../routes/records/change-feed.ts), never filters. */
 const FEED_NAMES = ['since', 'access_token'];
-const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'];
 
 /** A filter's value: text on the wire, read as JSON when it is a number, true, false, null or quoted. */
 const VALUE = { type: ['string', 'number', 'boolean'] };
@@ -27,19 +24,13 @@ interface Document {
   components?: { schemas?: Record<string, unknown> };
 }
 
-export interface FilterSources {
-  resources: readonly ResourceDefinition[];
-  schemas: ReadonlyMap<string, CollectionSchema>;
-  indexes: readonly IndexedField[];
-}
-
 /** Adds each collection's filters to its list and its change feed in `document`. */
-export function documentFilters(document: object, sources: FilterSources): void {
+export function documentFilters(document: object, collections: readonly Collection[]): void {
   const { paths, components } = document as Document;
   if (components?.schemas) components.schemas[FILTER_SCHEMA] = FilterSchema;
-  for (const resource of sources.resources) {
-    const parameters = filterFields(resource.plural, sources).map(filterParameter);
-    for (const path of [`/${resource.plural}/`, `/${resource.plural}/events/`]) {
+  for (const collection of collections) {
+    const parameters = filterFields(collection).map(filterParameter);
+    for (const path of [`/${collection.plural}/`, `/${collection.plural}/events/`]) {
       const operation = paths?.[path]?.get;
       if (operation) operation.parameters = [...(operation.parameters ?? []), ...parameters];
     }
@@ -47,9 +38,9 @@ export function documentFilters(document: object, sources: FilterSources): void 
 }
 
 /** The fields of `collection` documented as filters, each once, none a name the query reserves. */
-function filterFields(collection: string, { schemas, indexes }: FilterSources): string[] {
-  const declared = Object.keys((schemas.get(collection)?.document.properties as object | undefined) ?? {});
-  const indexed = indexes.filter((index) => index.collection === collection).map((index) => index.path.join('.'));
+function filterFields({ schema, indexes }: Collection): string[] {
+  const declared = Object.keys((schema?.document.properties as object | undefined) ?? {});
+  const indexed = indexes.map((index) => index.path.join('.'));
   const taken = new Set<string>([...RESERVED, ...FEED_NAMES]);
   return [...new Set([...SYSTEM_FIELDS, ...declared, ...indexed])].filter(
     (name) => !taken.has(name) && /^[^[\]]+$/.test(name),

@@ -8,10 +8,9 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { OverrideWireMethods } from '../../config/index.js';
-import type { CollectionSchema } from '../../core/collection-schema.js';
-import type { IndexedField } from '../../core/indexed-field.js';
+import type { Catalog } from '../../core/catalog.js';
+import type { Collection } from '../../core/collection.js';
 import { isScalar } from '../../core/references.js';
-import type { ResourceDefinition } from '../../core/resources.js';
 import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentFilters } from './filter-parameters.js';
@@ -23,12 +22,9 @@ import { documentServers } from './servers.js';
 import { documentTunnels } from './tunnelled.js';
 
 export interface OpenApiOptions {
-  resources: readonly ResourceDefinition[];
-  /** The operator's schema of each collection, by name, which its record components follow. */
-  schemas: ReadonlyMap<string, CollectionSchema>;
+  /** The collections: their operations, record components (from their schemas) and filters. */
+  catalog: Catalog;
   guards: GuardsOn;
-  /** Every indexed field, by collection: documented as a filter. */
-  indexes: readonly IndexedField[];
   /** The wire methods that may carry an override header (METHOD_OVERRIDE): their tunnelled forms are documented. */
   methodOverride: OverrideWireMethods;
   /** PUBLIC_URL: the document's server when set; else each request gets its own origin (../routes/docs.ts). */
@@ -63,7 +59,8 @@ describes it. A browser console to try the collections is at [/](/).`;
 export const openApi = fp(generateDocument, { name: 'restock-openapi', fastify: '5.x' });
 
 async function generateDocument(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
-  const { resources, schemas } = options;
+  const { catalog } = options;
+  const { collections } = catalog;
   app.addHook('onRoute', (route) => documentGuards(route, options.guards));
   await app.register(swagger, {
     openapi: {
@@ -78,13 +75,13 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       // path off every route that starts with it.
       servers: [],
       tags: [
-        ...resources.map((r) => ({ name: r.plural, description: r.description })),
+        ...collections.map((c) => ({ name: c.plural, description: c.description })),
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
       ],
       components: {
         schemas: Object.assign(
           { [PROBLEM_SCHEMA_ID]: ProblemSchema },
-          ...resources.map((r) => recordSchemas(r, schemas.get(r.plural)?.document, embedsOf(r, options))),
+          ...collections.map((c) => recordSchemas(c, embedsOf(c, catalog))),
         ),
         parameters: overrideParameters,
         securitySchemes: {
@@ -101,17 +98,18 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const openapi = referenceOverrideHeaders(document.openapiObject);
-      documentFilters(openapi, options);
-      documentTunnels(openapi, resources, options.methodOverride);
+      documentFilters(openapi, collections);
+      documentTunnels(openapi, collections, options.methodOverride);
       return { ...openapi, servers: documentServers(options.publicUrl) };
     },
   });
 }
 
-/** The records `resource`'s references embed under `expand`: each reference's name, and its target's component. */
-function embedsOf(resource: ResourceDefinition, { resources, schemas }: Pick<OpenApiOptions, 'resources' | 'schemas'>) {
-  return (schemas.get(resource.plural)?.references ?? []).map((reference) => {
-    const target = resources.find((r) => r.plural === reference.target) as ResourceDefinition;
-    return { name: reference.name, record: recordSchemaNames(target).record, many: !isScalar(reference) };
-  });
+/** The records `collection`'s references embed under `expand`: each reference's name, and its target's component. */
+function embedsOf(collection: Collection, catalog: Catalog) {
+  return collection.references.map((reference) => ({
+    name: reference.name,
+    record: recordSchemaNames(catalog.get(reference.target)).record,
+    many: !isScalar(reference),
+  }));
 }

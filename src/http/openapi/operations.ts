@@ -5,8 +5,7 @@
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import type { CollectionSchema } from '../../core/collection-schema.js';
-import type { ResourceDefinition } from '../../core/resources.js';
+import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem.js';
 import { recordSchemaNames } from './record-schemas.js';
 import {
@@ -28,15 +27,11 @@ const JSON_BODIES = ['application/json', 'application/*+json'];
 
 export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove' | 'events';
 
-/** The documentation of each operation on `resource`, validated by `schema` when it has one. */
-export function operationDocs(
-  resource: ResourceDefinition,
-  schema: CollectionSchema | undefined,
-  maxBulkRecords: number,
-  referenced = false,
-): Record<OperationName, FastifySchema> {
-  const { singular, plural } = resource;
-  const names = recordSchemaNames(resource);
+/** The documentation of each operation on `collection`, validated by its schema when it has one. */
+export function operationDocs(collection: Collection, maxBulkRecords: number): Record<OperationName, FastifySchema> {
+  const { singular, plural, schema } = collection;
+  const referenced = collection.referrers.length > 0;
+  const names = recordSchemaNames(collection);
   const record = componentRef(names.record);
   const tags = [plural];
   // Every operation takes the override header, which may name a method its path does not take.
@@ -51,8 +46,8 @@ export function operationDocs(
     'record-too-large',
     'unsupported-media-type',
     ...(schema ? (['schema-violation'] as const) : []),
-    ...(schema?.unique.length ? (['unique-conflict'] as const) : []),
-    ...(schema?.references.length ? (['missing-reference'] as const) : []),
+    ...(collection.unique.length > 0 ? (['unique-conflict'] as const) : []),
+    ...(collection.references.length > 0 ? (['missing-reference'] as const) : []),
   ];
   const change = (summary: string, operationId: string): FastifySchema => ({
     tags,
@@ -76,7 +71,7 @@ export function operationDocs(
       tags,
       summary: `List ${plural}`,
       operationId: `list${names.record}s`,
-      description: `${resource.description} A page of records; follow Link rel="next" for the next one.`,
+      description: `${collection.description} A page of records; follow Link rel="next" for the next one.`,
       headers: requestHeaders({ Prefer: RequestHeaders.preferCount }),
       response: {
         200: jsonResponse(

@@ -1,6 +1,6 @@
 /**
  * The method override headers as reusable parameters: the route schemas name them on
- * every resource operation (so that Fastify accepts them), and the document keeps one
+ * every collection operation (so that Fastify accepts them), and the document keeps one
  * definition of each in components, which the operations reference, rather than the same
  * three headers written out on every operation. The tunnelled operations (./tunnelled.ts)
  * reference a required form of the first header, one component per set of methods.

@@ -3,13 +3,12 @@
  * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
 import { Type } from 'typebox';
-import type { ResourceDefinition } from '../../core/resources.js';
+import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
 const CREATED_AT = Type.String({ format: 'date-time', description: 'When the record was created (UTC).' });
 const UPDATED_AT = Type.String({ format: 'date-time', description: 'When the record last changed (UTC).' });
-const SYSTEM_REQUIRED = ['id', 'createdAt', 'updatedAt'];
 
 /** The client's fields of a collection without a schema: any JSON object. */
 const ANY_FIELDS: JsonSchema = {
@@ -27,26 +26,23 @@ export interface JsonSchema {
 }
 
 /** The names a collection's record schemas are documented under, in `#/components/schemas`. */
-export function recordSchemaNames(resource: ResourceDefinition) {
-  const name = `${resource.singular.charAt(0).toUpperCase()}${resource.singular.slice(1)}`;
+export function recordSchemaNames({ singular }: Pick<Collection, 'singular'>) {
+  const name = `${singular.charAt(0).toUpperCase()}${singular.slice(1)}`;
   return { record: name, fields: `${name}Fields`, patch: `${name}Patch`, projection: `${name}Projection` };
 }
 
 /**
- * The documented schemas of one collection, derived from the schema it validates with
- * (`document`, the operator's; without one, any object): `User` (a record as served),
- * `UserFields` (a create body), `UserPatch` (a modify body, a JSON Merge Patch) and
- * `UserProjection` (a record in a page that `fields=` cut down).
+ * The documented schemas of one collection, derived from the schema it validates with (the
+ * operator's; without one, any object): `User` (a record as served), `UserFields` (a create
+ * body), `UserPatch` (a modify body, a JSON Merge Patch) and `UserProjection` (a record in a
+ * page that `fields=` cut down).
  */
-export function recordSchemas(
-  resource: ResourceDefinition,
-  document?: Readonly<JsonSchema>,
-  embeds: readonly Embed[] = [],
-): Record<string, JsonSchema> {
-  const names = recordSchemaNames(resource);
+export function recordSchemas(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
+  const names = recordSchemaNames(collection);
+  const document = collection.schema?.document;
   const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
   const record = withSystemFields(fields);
-  const example = resource.example;
+  const example = collection.example;
   const at = '2025-01-01T12:00:00.000Z';
   const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
   const served = embeds.length > 0 && record.properties ? withExpand(record, embeds) : record;
@@ -111,7 +107,7 @@ function withSystemFields(fields: JsonSchema): JsonSchema {
     type: 'object',
     description: fields === ANY_FIELDS ? RECORD_DESCRIPTION : fields.description,
     properties: { id: ID, ...fields.properties, createdAt: CREATED_AT, updatedAt: UPDATED_AT },
-    required: [...new Set([...SYSTEM_REQUIRED, ...(fields.required ?? [])])],
+    required: [...new Set([...SYSTEM_FIELDS, ...(fields.required ?? [])])],
   };
 }
 

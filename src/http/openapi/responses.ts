@@ -114,7 +114,7 @@ export function problemKindsIn(description: string): ProblemKind[] {
 /** A documented request header; no example, since the reference page's "try it" would send it. */
 const header = (description: string) => Type.Optional(Type.String({ description }));
 
-/** The method override headers, documented on every resource operation. */
+/** The method override headers, documented on every collection operation. */
 const OverrideHeaders = Object.fromEntries(
   OVERRIDE_HEADER_NAMES.map((name) => [
     name,

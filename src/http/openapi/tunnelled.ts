@@ -14,7 +14,7 @@
  * widened the same way, with its header left optional: without it, it is itself.
  */
 import type { OverrideWireMethods } from '../../config/index.js';
-import type { ResourceDefinition } from '../../core/resources.js';
+import type { Collection } from '../../core/collection.js';
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
 import { recordSchemaNames } from './record-schemas.js';
 import { problemDescription, problemKindsIn } from './responses.js';
@@ -60,14 +60,14 @@ type Carried = [Method, Operation];
 /** Adds the tunnelled form of each collection path to `document`, for the wire methods `allowed`. */
 export function documentTunnels(
   openapi: object,
-  resources: readonly ResourceDefinition[],
+  collections: readonly Collection[],
   allowed: OverrideWireMethods,
 ): void {
   const document = openapi as Document;
   document.components = { ...document.components, parameters: { ...document.components?.parameters } };
   const { parameters } = document.components as { parameters: Record<string, unknown> };
-  for (const resource of resources) {
-    const { plural, singular } = resource;
+  for (const collection of collections) {
+    const { plural, singular } = collection;
     for (const path of [`/${plural}/`, `/${plural}/events/`, `/${singular}/`, `/${singular}/{id}/`]) {
       const item = document.paths?.[path];
       if (!item) continue;
@@ -82,7 +82,7 @@ export function documentTunnels(
         } else {
           const methods = carried.map(([method]) => method.toUpperCase());
           parameters[tunnelParameterName(methods)] ??= tunnelParameter(methods);
-          item[wire] = tunnel(resource, wire, carried);
+          item[wire] = tunnel(collection, wire, carried);
         }
       }
     }
@@ -90,7 +90,7 @@ export function documentTunnels(
 }
 
 /** A form of its own: `wire` with the header required, naming one of `carried`. */
-function tunnel(resource: ResourceDefinition, wire: Method, carried: readonly Carried[]): Operation {
+function tunnel(collection: Pick<Collection, 'singular'>, wire: Method, carried: readonly Carried[]): Operation {
   const methods = carried.map(([method]) => method.toUpperCase());
   const [[, first]] = carried as [Carried];
   const header = { $ref: `#/components/parameters/${tunnelParameterName(methods)}` };
@@ -98,10 +98,10 @@ function tunnel(resource: ResourceDefinition, wire: Method, carried: readonly Ca
   // One operation carried: named after it (listUsersTunnelled); several: after the record (tunnelUser).
   const single = carried.length === 1;
   return {
-    operationId: single ? `${first.operationId}Tunnelled` : `tunnel${recordSchemaNames(resource).record}`,
+    operationId: single ? `${first.operationId}Tunnelled` : `tunnel${recordSchemaNames(collection).record}`,
     summary: single
       ? `${first.summary} (${methods[0]} tunnelled through ${wire.toUpperCase()})`
-      : `${listed(methods, 'or')} a ${resource.singular}, tunnelled through ${wire.toUpperCase()}`,
+      : `${listed(methods, 'or')} a ${collection.singular}, tunnelled through ${wire.toUpperCase()}`,
     tags: first.tags ?? [],
     description:
       `For clients that can only send ${wire.toUpperCase()}: the header names the method meant ` +

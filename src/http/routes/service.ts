@@ -9,8 +9,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import { isScalar, type Reference } from '../../core/references.js';
-import { canonicalPaths, type ResourceDefinition } from '../../core/resources.js';
+import type { Catalog } from '../../core/catalog.js';
+import { collectionPaths } from '../../core/collection.js';
+import { isScalar } from '../../core/references.js';
 import { JSON_TYPE } from '../../records/render.js';
 import type { Store } from '../../store/store.js';
 import { jsonResponse, problemResponses } from '../openapi/responses.js';
@@ -29,9 +30,8 @@ const service = { tags: ['service'] };
 
 export interface ServiceRoutesOptions {
   store: Store;
-  resources: readonly ResourceDefinition[];
-  /** The references between the collections, listed with each collection that holds them. */
-  references: readonly Reference[];
+  /** The collections, each listed with its paths and the references its records hold. */
+  catalog: Catalog;
 }
 
 export const serviceRoutes = fp(serveService, {
@@ -40,19 +40,18 @@ export const serviceRoutes = fp(serveService, {
   dependencies: ['restock-problems', 'restock-openapi', 'restock-console'],
 });
 
-async function serveService(
-  app: FastifyInstance,
-  { store, resources, references }: ServiceRoutesOptions,
-): Promise<void> {
+async function serveService(app: FastifyInstance, { store, catalog }: ServiceRoutesOptions): Promise<void> {
   const index = JSON.stringify({
     name: 'restock',
     collections: Object.fromEntries(
-      resources.map((r) => {
-        const paths = canonicalPaths(r);
+      catalog.collections.map((r) => {
+        const paths = collectionPaths(r);
         // What `expand=` takes, and whether each reference holds one id or an array of them.
-        const own = references
-          .filter((reference) => reference.collection === r.plural)
-          .map((reference) => ({ name: reference.name, collection: reference.target, many: !isScalar(reference) }));
+        const own = r.references.map((reference) => ({
+          name: reference.name,
+          collection: reference.target,
+          many: !isScalar(reference),
+        }));
         return [
           r.plural,
           {

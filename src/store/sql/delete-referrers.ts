@@ -9,11 +9,11 @@
  * anything is changed, at the cost of those reads. (Going level by level cost a few
  * statements per level: a chain of a thousand records held SQLite's only writer for 150 ms.)
  */
+import type { Catalog } from '../../core/catalog.js';
 import { type Reference, withNulled } from '../../core/references.js';
 import { ReferencedRecordError, type Referrer, type StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import { type Program, statement } from './program.js';
-import type { ReferenceGraph } from './reference-sql.js';
 
 /** The most records one delete may change through references (cascades and set-nulls together). */
 export const MAX_REFERRERS_CHANGED = 1000;
@@ -25,19 +25,21 @@ export const MAX_REFERRERS_CHANGED = 1000;
  */
 export function* releaseReferrers(
   dialect: SqlDialect,
-  graph: ReferenceGraph,
+  catalog: Catalog,
   table: string,
   id: number,
   budget: { left: number },
 ): Program<void> {
-  const doomed = yield* reach(dialect, graph, table, id, budget.left);
+  const doomed = yield* reach(dialect, catalog, table, id, budget.left);
   const found: FoundReferrer[] = [];
   for (const [target, ids] of doomed) {
-    if (graph.incoming(target).length === 0) continue;
+    if (catalog.get(target).referrers.length === 0) continue;
     found.push(...(yield* referrersOf(dialect, target, ids, budget.left + 1 - found.length)));
     if (found.length > budget.left) break;
   }
-  const ruleOf = (referrer: Referrer) => graph.find(referrer.collection, referrer.field)?.onDelete ?? 'restrict';
+  const referenceOf = (referrer: Referrer) =>
+    catalog.get(referrer.collection).references.find((reference) => reference.name === referrer.field);
+  const ruleOf = (referrer: Referrer) => referenceOf(referrer)?.onDelete ?? 'restrict';
   const restricting = found.filter((referrer) => ruleOf(referrer) === 'restrict');
   if (restricting.length > 0) throw refusal(restricting, 'restrict');
   if (found.length > budget.left) throw refusal(found, 'too-many');
@@ -49,7 +51,7 @@ export function* releaseReferrers(
   const taken = new Set([...doomed].flatMap(([collection, ids]) => ids.map((other) => `${collection}/${other}`)));
   for (const referrer of found) {
     if (ruleOf(referrer) !== 'set-null' || taken.has(`${referrer.collection}/${referrer.id}`)) continue;
-    yield* setNull(dialect, graph.find(referrer.collection, referrer.field) as Reference, referrer.id, referrer.target);
+    yield* setNull(dialect, referenceOf(referrer) as Reference, referrer.id, referrer.target);
   }
 }
 
@@ -60,13 +62,13 @@ export function* releaseReferrers(
  */
 function* reach(
   dialect: SqlDialect,
-  graph: ReferenceGraph,
+  catalog: Catalog,
   table: string,
   id: number,
   budget: number,
 ): Program<Map<string, number[]>> {
   const doomed = new Map<string, number[]>([[table, [id]]]);
-  const cascading = ruleSql(graph, 'cascade');
+  const cascading = ruleSql(catalog, 'cascade');
   if (cascading === undefined) return doomed;
   const p = dialect.placeholder;
   const { rows } = yield {
@@ -94,8 +96,9 @@ function* reach(
  * owner: SQLite would otherwise walk the chain through the index by owner, scanning the
  * records found so far at every step, the square of the depth.
  */
-function ruleSql(graph: ReferenceGraph, rule: Reference['onDelete']): string | undefined {
-  const names = graph.references
+function ruleSql(catalog: Catalog, rule: Reference['onDelete']): string | undefined {
+  const names = catalog.collections
+    .flatMap((collection) => collection.references)
     .filter((reference) => reference.onDelete === rule)
     .map((reference) => `'${`${reference.collection}/${reference.name}`.replaceAll("'", "''")}'`);
   return names.length === 0 ? undefined : `(r.owner || '/' || r.field) IN (${names.join(', ')})`;

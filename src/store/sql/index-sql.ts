@@ -1,8 +1,9 @@
 /**
- * The indexes of configured fields (INDEXES): the same expressions a filter or sort on the
+ * The indexes of a collection's indexed fields (x-index, INDEXES): the same expressions a filter or sort on the
  * field compares, so that the database answers those from the index.
  */
 import { createHash } from 'node:crypto';
+import type { Collection } from '../../core/collection.js';
 import { type IndexedField, StoreSetupError } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import { Builder, type IsIndexed } from './list-terms.js';
@@ -57,8 +58,8 @@ export function* refuseOversizedValues(
   }
 }
 
-/** A test of whether a path is indexed in `collection`, for the builder. */
-export function indexedIn(fields: readonly IndexedField[], collection: string): IsIndexed {
-  const paths = new Set(fields.filter((f) => f.collection === collection).map((f) => f.path.join('.')));
+/** A test of whether a path is one of `collection`'s indexed fields, for the list query builder. */
+export function indexedIn(collection: Pick<Collection, 'indexes'>): IsIndexed {
+  const paths = new Set(collection.indexes.map((field) => field.path.join('.')));
   return (path) => paths.has(path.join('.'));
 }

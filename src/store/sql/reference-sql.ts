@@ -38,31 +38,6 @@ export function* createReferenceTables(idType: string): Program<void> {
   )`);
 }
 
-/** Which references leave each collection and which arrive at it. */
-export class ReferenceGraph {
-  private readonly from = new Map<string, Reference[]>();
-  private readonly to = new Map<string, Reference[]>();
-
-  constructor(readonly references: readonly Reference[]) {
-    for (const reference of references) {
-      push(this.from, reference.collection, reference);
-      push(this.to, reference.target, reference);
-    }
-  }
-
-  outgoing(collection: string): readonly Reference[] {
-    return this.from.get(collection) ?? [];
-  }
-
-  incoming(collection: string): readonly Reference[] {
-    return this.to.get(collection) ?? [];
-  }
-
-  find(collection: string, field: string): Reference | undefined {
-    return this.outgoing(collection).find((reference) => reference.name === field);
-  }
-}
-
 /** A record's fields, parsed, and where its pointers start (`/3` for the fourth of a bulk create). */
 export interface Referring {
   readonly fields: unknown;
@@ -152,10 +127,4 @@ export function unlink(dialect: SqlDialect, owner: string, id: number): Sql {
     (p) => `DELETE FROM record_refs WHERE owner = ${p('owner')} AND owner_id = ${p('id')}`,
     'record_refs.unlink',
   )({ owner, id });
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }

@@ -3,25 +3,27 @@
  * conditions, written once over a {@link SqlDriver}. What differs between databases is in
  * their dialect (the SQL) and driver (how a unit of work runs).
  */
+import type { Catalog } from '../../core/catalog.js';
+import type { Collection } from '../../core/collection.js';
 import { heldIds } from '../../core/references.js';
 import { mergedFields, versionMatches } from '../merge-patch.js';
 import {
-  type Collection,
   IdempotencyConflictError,
   MAX_MANY,
   PreconditionFailedError,
+  type Records,
   type StoredRecord,
   type WriteConditions,
 } from '../store.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
 import type { Guard, SqlDriver } from './driver.js';
+import { indexedIn } from './index-sql.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
-import type { IsIndexed } from './list-terms.js';
 import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
 import { isCostly } from './query-cost.js';
 import { collectionSql, recordColumns } from './record-sql.js';
-import { holdTargets, link, type ReferenceGraph, unlink } from './reference-sql.js';
+import { holdTargets, link, unlink } from './reference-sql.js';
 import { completeClaim } from './sql-idempotency.js';
 import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
 
@@ -51,21 +53,17 @@ function* chunked<T>(items: readonly T[]): Generator<readonly T[]> {
 const records = (result: Result) => result.rows as unknown as StoredRecord[];
 const isoNow = () => new Date().toISOString();
 
-export function sqlCollection(
-  driver: SqlDriver,
-  guard: Guard,
-  table: string,
-  isIndexed: IsIndexed,
-  graph: ReferenceGraph,
-): Collection {
+export function sqlCollection(driver: SqlDriver, guard: Guard, collection: Collection, catalog: Catalog): Records {
   const { dialect } = driver;
+  const table = collection.plural;
   const sql = collectionSql(dialect, table);
   const columns = recordColumns(dialect);
-  const references = graph.outgoing(table);
+  const isIndexed = indexedIn(collection);
+  const { references } = collection;
   // Collections without references write in one statement; with them, in a transaction
   // that also holds the records named and keeps record_refs (./reference-sql.ts).
   const refers = references.length > 0;
-  const referred = graph.incoming(table).length > 0;
+  const referred = collection.referrers.length > 0;
   const parse = (data: string): unknown => JSON.parse(data);
   /** Holds the records `created` name, writes them, and returns them. */
   function* linked(created: StoredRecord[]): Program<StoredRecord[]> {
@@ -213,7 +211,7 @@ export function sqlCollection(
         const removed = records(yield remove)[0];
         if (!removed) return undefined;
         if (refers) yield unlink(dialect, table, id);
-        if (referred) yield* releaseReferrers(dialect, graph, table, id, { left: MAX_REFERRERS_CHANGED });
+        if (referred) yield* releaseReferrers(dialect, catalog, table, id, { left: MAX_REFERRERS_CHANGED });
         return removed;
       };
       const record =

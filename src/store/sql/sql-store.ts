@@ -2,6 +2,7 @@
  * A {@link Store} over any {@link SqlDriver}: the schema synced on open, then collections
  * and Idempotency-Keys served by the core, every driver error turned into the store's.
  */
+import type { Catalog } from '../../core/catalog.js';
 import {
   collectionLookup,
   IdsExhaustedError,
@@ -13,8 +14,6 @@ import {
 } from '../store.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SchemaDdl, SqlDriver } from './driver.js';
-import { indexedIn } from './index-sql.js';
-import { ReferenceGraph } from './reference-sql.js';
 import { type SchemaTarget, syncSchema } from './schema-sync.js';
 import { sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
@@ -24,14 +23,11 @@ import { uniqueIndexName, uniqueViolation } from './unique-sql.js';
 export async function openSqlStore(
   driver: SqlDriver,
   ddl: SchemaDdl,
-  collections: readonly string[],
-  options: Pick<
-    StoreOptions,
-    'indexes' | 'unique' | 'statementTimeoutMs' | 'searchIndex' | 'references' | 'maxIndexedValueBytes'
-  >,
+  catalog: Catalog,
+  options: Pick<StoreOptions, 'statementTimeoutMs' | 'searchIndex' | 'maxIndexedValueBytes' | 'enforceUnique'>,
 ): Promise<Store> {
-  const guard = storeErrors(driver, collections, options);
-  const target = schemaTarget(collections, options);
+  const target = schemaTarget(catalog, options);
+  const guard = storeErrors(driver, target, options);
   try {
     await guard(driver.locked(() => syncSchema(driver.dialect, ddl, target, isUniqueFailure(driver))));
   } catch (error) {
@@ -46,13 +42,10 @@ export async function openSqlStore(
         ...driver,
         dialect: { ...dialect, search: (table, needle, param) => dialect.search(table, needle, param, false) },
       };
-  const graph = new ReferenceGraph(options.references ?? []);
   return {
     dialect: driver.name,
     gauges: driver.gauges,
-    collection: collectionLookup(collections, (name) =>
-      sqlCollection(searching, guard, name, indexedIn(options.indexes, name), graph),
-    ),
+    collection: collectionLookup(catalog.names, (name) => sqlCollection(searching, guard, catalog.get(name), catalog)),
     idempotency: sqlIdempotencyKeys(driver, guard),
     changes: sqlChangeLog(driver, guard),
     ping: () => guard(driver.ping()),
@@ -60,12 +53,20 @@ export async function openSqlStore(
   };
 }
 
+/** The tables, indexes and references `catalog` asks of the database. */
 export function schemaTarget(
-  collections: readonly string[],
-  options: Pick<StoreOptions, 'indexes' | 'unique' | 'searchIndex' | 'references' | 'maxIndexedValueBytes'>,
+  catalog: Catalog,
+  options: Pick<StoreOptions, 'searchIndex' | 'maxIndexedValueBytes' | 'enforceUnique'> = {},
 ): SchemaTarget {
-  const { indexes, unique, references = [], maxIndexedValueBytes = 2000 } = options;
-  return { collections, indexes, unique, references, searchIndex: options.searchIndex ?? true, maxIndexedValueBytes };
+  const { collections } = catalog;
+  return {
+    collections: catalog.names,
+    indexes: collections.flatMap((collection) => collection.indexes),
+    unique: options.enforceUnique === false ? [] : collections.flatMap((collection) => collection.unique),
+    references: collections.flatMap((collection) => collection.references),
+    searchIndex: options.searchIndex ?? true,
+    maxIndexedValueBytes: options.maxIndexedValueBytes ?? 2000,
+  };
 }
 
 export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unknown) => boolean {
@@ -78,10 +79,10 @@ export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unkno
  */
 function storeErrors(
   driver: SqlDriver,
-  collections: readonly string[],
-  options: Pick<StoreOptions, 'unique' | 'statementTimeoutMs'>,
+  { collections, unique }: Pick<SchemaTarget, 'collections' | 'unique'>,
+  options: Pick<StoreOptions, 'statementTimeoutMs'>,
 ): Guard {
-  const uniqueByIndex = new Map(options.unique.map((field) => [uniqueIndexName(field), field]));
+  const uniqueByIndex = new Map(unique.map((field) => [uniqueIndexName(field), field]));
   const toStoreError = (error: unknown, table?: string): unknown => {
     const fault = driver.fault(error);
     switch (fault?.kind) {

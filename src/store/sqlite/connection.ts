@@ -5,11 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as Db } from 'better-sqlite3';
+import type { Catalog } from '../../core/catalog.js';
 import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
 import { type Program, type Result, runProgram, type Sql } from '../sql/program.js';
 import { syncSchema } from '../sql/schema-sync.js';
 import { isUniqueFailure, schemaTarget } from '../sql/sql-store.js';
-import type { StoreOptions } from '../store.js';
 import { SEARCH_TEXT_FUNCTION, searchText } from './search-index.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { sqliteFaults } from './sqlite-faults.js';
@@ -76,18 +76,14 @@ export function named(values: readonly unknown[]): Record<string, unknown> {
 }
 
 /**
- * Opens the database at `path` and brings its schema in line (tables of the collections,
- * `options`' indexes), as the store does on open; for tools and tests that use the file
- * directly.
+ * Opens the database at `path` and brings its tables in line with `catalog` (tables,
+ * indexes, unique fields, references), as the store does on open; for tools and tests that
+ * use the file directly.
  */
-export function openConnection(
-  path: string,
-  collections: readonly string[],
-  options: Partial<Pick<StoreOptions, 'indexes' | 'unique'>> = {},
-): Db {
+export function openConnection(path: string, catalog: Catalog): Db {
   const db = openDatabase(path);
   try {
-    const target = schemaTarget(collections, { indexes: [], unique: [], ...options });
+    const target = schemaTarget(catalog);
     const unique = isUniqueFailure({ fault: sqliteFaults(db) });
     runLocked(db, statementRunner(db), syncSchema(sqliteDialect, sqliteSchema, target, unique));
   } catch (error) {

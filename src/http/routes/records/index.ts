@@ -1,31 +1,23 @@
 /**
- * The record routes: every collection's paths (./resource-routes.ts), with what they share:
+ * The record routes: every collection's paths (./collection-routes.ts), with what they share:
  * the Idempotency-Keys and their sweep, and the caps on costly list queries.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
-import type { CollectionSchema } from '../../../core/collection-schema.js';
-import type { Reference } from '../../../core/references.js';
-import type { ResourceDefinition } from '../../../core/resources.js';
+import type { Catalog } from '../../../core/catalog.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
-import type { IndexedField, Store } from '../../../store/store.js';
+import type { Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
+import { registerCollectionRoutes } from './collection-routes.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
-import { registerResourceRoutes } from './resource-routes.js';
 
 export interface RecordRoutesOptions {
   store: Store;
-  resources: readonly ResourceDefinition[];
-  /** The operator's schema of each collection that has one, by name. */
-  schemas: ReadonlyMap<string, CollectionSchema>;
-  /** The references between the collections (`x-ref`). */
-  references: readonly Reference[];
-  /** The indexed fields of every collection. */
-  indexes: readonly IndexedField[];
+  catalog: Catalog;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -61,7 +53,7 @@ export const recordRoutes = fp(serveRecords, {
 });
 
 async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
-  const { store, config } = options;
+  const { store, catalog, config } = options;
   const idempotency = {
     ...DEFAULT_IDEMPOTENCY_OPTIONS,
     ttlMs: config.idempotencyKeyHours * 3_600_000,
@@ -73,7 +65,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     { kind: 'too-many-costly-queries', noun: 'costly queries running', retry: 'once one has finished' },
   );
   const expandSource = {
-    references: (collection: string) => options.references.filter((r) => r.collection === collection),
+    references: (name: string) => catalog.get(name).references,
     collection: (name: string) => store.collection(name),
   };
   const open = new Map<() => void, string>();
@@ -94,9 +86,9 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     for (const end of [...open.keys()]) end();
     await feeds.hubs.close();
   });
-  for (const resource of options.resources) {
-    registerResourceRoutes(app, resource, {
-      collection: store.collection(resource.plural),
+  for (const collection of catalog.collections) {
+    registerCollectionRoutes(app, collection, {
+      records: store.collection(collection.plural),
       idempotencyKeys: store.idempotency,
       idempotency,
       costlyQueries,
@@ -104,17 +96,9 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxRecordBytes: config.maxRecordBytes,
       maxPageBytes: config.maxPageBytes,
       maxBulkRecords: config.maxBulkRecords,
-      indexed: {
-        paths: [
-          ...options.indexes.filter((field) => field.collection === resource.plural),
-          ...(options.schemas.get(resource.plural)?.unique ?? []),
-        ].map((field) => field.path),
-        maxBytes: config.maxIndexedValueBytes,
-      },
-      schema: options.schemas.get(resource.plural),
+      maxIndexedValueBytes: config.maxIndexedValueBytes,
       expandSource,
       feeds,
-      referenced: options.references.some((reference) => reference.target === resource.plural),
     });
   }
 }

@@ -1,10 +1,9 @@
 /**
- * The REST routes of one resource, derived from its definition: list, read, create,
+ * The REST routes of one collection, derived from its definition: list, read, create,
  * modify and delete at the canonical paths and the accepted aliases.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import type { CollectionSchema } from '../../../core/collection-schema.js';
-import { canonicalPaths, type ResourceDefinition } from '../../../core/resources.js';
+import { type Collection, collectionPaths } from '../../../core/collection.js';
 import { type BulkCreateOptions, bulkRecords, createAll, type IndexedValues } from '../../../records/bulk-create.js';
 import { etagOf, ifMatchVersions, noneMatchHits } from '../../../records/conditional.js';
 import { encodeCursor } from '../../../records/cursor.js';
@@ -16,9 +15,9 @@ import { parseListQuery, type RawListQuery } from '../../../records/list-query.j
 import { recordChecks } from '../../../records/record-checks.js';
 import { JSON_TYPE, recordRenderer, renderRecord } from '../../../records/render.js';
 import {
-  type Collection,
   type IdempotencyKeys,
   type IdempotentCreate,
+  type Records,
   RecordTooLargeError,
   type StoredRecord,
 } from '../../../store/store.js';
@@ -40,9 +39,10 @@ import {
   readQuerySchema,
 } from './request-schemas.js';
 
-/** What the routes of a resource are served from. */
-export interface ResourceRoutesOptions {
-  collection: Collection;
+/** What the routes of a collection are served from. */
+export interface CollectionRoutesOptions {
+  /** The collection's records in the store. */
+  records: Records;
   idempotencyKeys: IdempotencyKeys;
   idempotency: IdempotencyOptions;
   /** The caps on costly list queries running at once. */
@@ -55,26 +55,22 @@ export interface ResourceRoutesOptions {
   maxPageBytes: number;
   /** The most records one create may send as an array (MAX_BULK_RECORDS). */
   maxBulkRecords: number;
-  /** The indexed and unique fields, whose values may hold at most MAX_INDEXED_VALUE_BYTES. */
-  indexed: IndexedValues;
-  /** The operator's schema for the collection: creates and the results of changes must pass it. */
-  schema?: CollectionSchema;
+  /** The most bytes a value of an indexed or unique field may hold (MAX_INDEXED_VALUE_BYTES). */
+  maxIndexedValueBytes: number;
   /** Where `expand=` finds references and the records they name. */
   expandSource: ExpandSource;
   /** What the change feeds share: the log, its readers, the open feeds. */
   feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength'>;
-  /** Whether records of other collections may refer to this one's (a delete may then be refused). */
-  referenced: boolean;
 }
 
-/** Registers every path of `resource`, each documented (src/http/openapi/operations.ts). */
-export function registerResourceRoutes(
+/** Registers every path of `collection`, each documented (src/http/openapi/operations.ts). */
+export function registerCollectionRoutes(
   app: FastifyInstance,
-  resource: ResourceDefinition,
-  options: ResourceRoutesOptions,
+  collection: Collection,
+  options: CollectionRoutesOptions,
 ) {
-  const docs = operationDocs(resource, options.schema, options.maxBulkRecords, options.referenced);
-  const op = operations(resource, options);
+  const docs = operationDocs(collection, options.maxBulkRecords);
+  const op = operations(collection, options);
   const withDocs = (operation: Operation, more: FastifySchema): Operation => ({ ...operation, docs: more });
   const list = withDocs(op.list, docs.list);
   const create = withDocs(op.create, docs.create);
@@ -85,26 +81,26 @@ export function registerResourceRoutes(
     DELETE: withDocs(op.remove, docs.remove),
   };
   registerPaths(app, [
-    { url: `/${resource.plural}/`, operations: { GET: list } },
+    { url: `/${collection.plural}/`, operations: { GET: list } },
     {
-      url: `/${resource.plural}/events/`,
+      url: `/${collection.plural}/events/`,
       policy: { tokenInQuery: true },
       operations: { GET: withDocs(op.events, docs.events) },
     },
-    { url: `/${resource.singular}/`, operations: { POST: create } },
-    { url: `/${resource.singular}/:id/`, operations: itemOps },
+    { url: `/${collection.singular}/`, operations: { POST: create } },
+    { url: `/${collection.singular}/:id/`, operations: itemOps },
     // The plural forms most REST clients assume: POST /users/ and /users/7/.
-    { url: `/${resource.plural}/`, alias: true, operations: { POST: create } },
-    { url: `/${resource.plural}/:id/`, alias: true, operations: itemOps },
+    { url: `/${collection.plural}/`, alias: true, operations: { POST: create } },
+    { url: `/${collection.plural}/:id/`, alias: true, operations: itemOps },
   ]);
 }
 
-function operations(resource: ResourceDefinition, options: ResourceRoutesOptions) {
-  const { collection } = options;
-  const paths = canonicalPaths(resource);
-  const referenceNames = options.expandSource.references(resource.plural).map((reference) => reference.name);
+function operations(collection: Collection, options: CollectionRoutesOptions) {
+  const { records } = options;
+  const paths = collectionPaths(collection);
+  const referenceNames = collection.references.map((reference) => reference.name);
   const notFound = (id: string | number) =>
-    new HttpProblem('not-found', `There is no ${resource.singular} with id ${JSON.stringify(String(id))}.`);
+    new HttpProblem('not-found', `There is no ${collection.singular} with id ${JSON.stringify(String(id))}.`);
 
   /** The record id of an item path; anything but a positive integer names no record. */
   const idOf = (request: FastifyRequest): number => {
@@ -114,18 +110,22 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     return id;
   };
 
-  const { schema } = options;
-  const checks = recordChecks(resource, schema, options.indexed);
+  const { schema } = collection;
+  const indexed: IndexedValues = {
+    paths: [...collection.indexes, ...collection.unique].map((field) => field.path),
+    maxBytes: options.maxIndexedValueBytes,
+  };
+  const checks = recordChecks(collection, indexed);
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
       ? sendCreated(reply, record)
       : sendRecord(reply.header('location', paths.item(record.id)), 201, record);
   const bulk: BulkCreateOptions = {
-    collection,
+    records,
     ...(schema && { schema }),
     maxRecordBytes: options.maxRecordBytes,
     maxRecords: options.maxBulkRecords,
-    indexed: options.indexed,
+    indexed,
   };
 
   const list: Operation = {
@@ -133,15 +133,15 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     async handler(request, reply) {
       const raw = request.query as RawListQuery;
       const { query, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength);
-      const expansions = parseExpand(raw.expand, resource.plural, options.expandSource);
+      const expansions = parseExpand(raw.expand, collection.plural, options.expandSource);
       const counted = prefers(request, 'count', 'exact');
       const read = () =>
         Promise.all([
-          readPage(collection, query, recordRenderer(fields), options.maxPageBytes),
-          counted ? collection.count(query) : undefined,
+          readPage(records, query, recordRenderer(fields), options.maxPageBytes),
+          counted ? records.count(query) : undefined,
         ]);
       const [page, total] =
-        counted || collection.isCostly(query)
+        counted || records.isCostly(query)
           ? await options.costlyQueries.run(rateLimitKey(request), read)
           : await read();
       await expandPage(page, expansions, options.expandSource, options.maxPageBytes);
@@ -160,8 +160,8 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { params: IdParamsSchema, querystring: readQuerySchema(referenceNames) },
     async handler(request, reply) {
       const id = idOf(request);
-      const expansions = parseExpand((request.query as ReadQuery).expand, resource.plural, options.expandSource);
-      const record = await collection.get(id);
+      const expansions = parseExpand((request.query as ReadQuery).expand, collection.plural, options.expandSource);
+      const record = await records.get(id);
       if (!record) throw notFound(id);
       if (noneMatchHits(request.headers['if-none-match'], record)) {
         return reply.code(304).header('etag', etagOf(record)).send();
@@ -185,7 +185,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       const bytes = texts ? 0 : Buffer.byteLength(data);
       if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
       const write = (claim?: IdempotentCreate) =>
-        texts ? createAll(texts, bulk, () => collection.createMany(texts, claim)) : collection.create(data, claim);
+        texts ? createAll(texts, bulk, () => records.createMany(texts, claim)) : records.create(data, claim);
       const key = idempotencyKeyIn(request.headers['idempotency-key']);
       if (key === undefined) return created(reply, await write());
 
@@ -217,7 +217,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
       const patch = clientFields(request.body);
       const ifVersion = ifMatchVersions(request.headers['if-match'], id);
       const maxBytes = options.maxRecordBytes;
-      const record = await collection.merge(id, patch, { ifVersion, check: checks.merged, maxBytes });
+      const record = await records.merge(id, patch, { ifVersion, check: checks.merged, maxBytes });
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
@@ -227,7 +227,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     schema: { params: IdParamsSchema },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const record = await collection.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
+      const record = await records.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();
@@ -241,7 +241,7 @@ function operations(resource: ResourceDefinition, options: ResourceRoutesOptions
     handler: (request, reply) =>
       followChanges(request, reply, {
         ...options.feeds,
-        collection: resource.plural,
+        collection: collection.plural,
         maxFieldNameLength: options.maxFieldNameLength,
       }),
   };

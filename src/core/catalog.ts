@@ -1,0 +1,136 @@
+/**
+ * The catalog: every collection restock serves, each one {@link Collection} built once at
+ * start from its declaration, checked as a whole (names that collide or that restock's own
+ * paths take, references to no collection, INDEXES naming none). Nothing else matches
+ * collections up by name: what one collection needs to know of the others (who refers to
+ * it) is on its own definition.
+ */
+import type { Collection, CollectionDeclaration } from './collection.js';
+import { ConfigError } from './config-error.js';
+import type { IndexedField } from './indexed-field.js';
+import { isScalar, nameOf } from './references.js';
+
+export interface Catalog {
+  /** Every collection, in the order the index, docs and console list them. */
+  readonly collections: readonly Collection[];
+  /** Their plurals, in the same order. */
+  readonly names: readonly string[];
+  /** Whether `plural` names one of them. */
+  has(plural: string): boolean;
+  /** The collection named `plural`; any other name is a mistake in the code, and throws. */
+  get(plural: string): Collection;
+  /** What the operator should change, to log once at start. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Names a collection may not take: paths restock serves itself. (The tables the store keeps
+ * beside the collections' own are the store's to refuse: src/store/store-tables.ts.)
+ */
+const RESERVED_NAMES = new Set(['healthz', 'readyz', 'metrics', 'problems', 'docs', 'console', 'openapi']);
+
+export interface CatalogOptions {
+  /** Fields to index beyond the declarations' own (the INDEXES setting). */
+  readonly indexes?: readonly IndexedField[];
+  readonly warnings?: readonly string[];
+}
+
+/** The catalog of `declarations`; anything wrong is a one-line {@link ConfigError}. */
+export function buildCatalog(declarations: readonly CollectionDeclaration[], options: CatalogOptions = {}): Catalog {
+  const drafts = declarations.map(draftOf);
+  checkNames(drafts);
+  const byName = new Map(drafts.map((draft) => [draft.plural, draft]));
+  for (const draft of drafts) {
+    for (const reference of draft.references) {
+      if (!byName.has(reference.target)) {
+        throw new ConfigError(
+          `SCHEMAS: ${draft.source}: ${nameOf(reference.path)} refers to "${reference.target}", which is not a ` +
+            `collection (known: ${[...byName.keys()].join(', ')})`,
+        );
+      }
+    }
+  }
+  const extra = options.indexes ?? [];
+  for (const { collection } of extra) {
+    if (!byName.has(collection)) {
+      throw new ConfigError(
+        `INDEXES names an unknown collection "${collection}" (known: ${[...byName.keys()].join(', ')})`,
+      );
+    }
+  }
+  const collections = drafts.map(
+    (draft): Collection =>
+      Object.freeze({
+        ...draft,
+        indexes: [...draft.indexes, ...extra.filter((field) => field.collection === draft.plural)],
+        referrers: drafts.flatMap((other) => other.references.filter((r) => r.target === draft.plural)),
+      }),
+  );
+  const found = new Map(collections.map((collection) => [collection.plural, collection]));
+  return Object.freeze({
+    collections,
+    names: [...found.keys()],
+    has: (plural: string) => found.has(plural),
+    get(plural: string) {
+      const collection = found.get(plural);
+      if (!collection) throw new Error(`no collection is named "${plural}"`);
+      return collection;
+    },
+    warnings: options.warnings ?? [],
+  });
+}
+
+type Draft = Omit<Collection, 'referrers'>;
+
+/** A declaration's collection, but for what only the whole catalog knows. */
+function draftOf(declaration: CollectionDeclaration): Draft {
+  const { plural, schema } = declaration;
+  const source = schema?.file ?? declaration.source ?? plural;
+  const singular = declaration.singular ?? (plural.endsWith('s') ? plural.slice(0, -1) : '');
+  if (singular === '') {
+    throw new ConfigError(`SCHEMAS: ${source} must name its singular ("x-singular"): "${plural}" does not end in s`);
+  }
+  for (const name of [plural, singular]) {
+    if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) {
+      throw new ConfigError(
+        `SCHEMAS: ${source}: the name "${name}" must be a lower-case word of at most 40 letters, digits and _`,
+      );
+    }
+  }
+  if (plural === singular) {
+    throw new ConfigError(`SCHEMAS: ${source}: the singular "${singular}" must differ from the plural`);
+  }
+  const declared = [...(declaration.indexes ?? []), ...(schema?.indexes ?? [])];
+  const references = schema?.references ?? [];
+  // Every reference held in one id is indexed, for `?userId=7` and for deletes to find referrers.
+  const referenceIndexes = references.filter((r) => isScalar(r) && !declared.includes(r.name)).map((r) => r.name);
+  return {
+    plural,
+    singular,
+    description: declaration.description ?? `The ${plural}.`,
+    ...(declaration.example && { example: declaration.example }),
+    source,
+    ...(schema && { schema }),
+    indexes: [...declared, ...referenceIndexes].map((field) => ({ collection: plural, path: field.split('.') })),
+    unique: declaration.unique ?? schema?.unique ?? [],
+    references,
+  };
+}
+
+/** Refuses names that collide with each other, or with paths restock serves itself. */
+function checkNames(drafts: readonly Draft[]): void {
+  const taken = new Map<string, string>();
+  for (const { plural, singular, source } of drafts) {
+    for (const [name, role] of [
+      [plural, `the plural of ${plural}`],
+      [singular, `the singular of ${plural}`],
+    ] as const) {
+      if (RESERVED_NAMES.has(name)) {
+        throw new ConfigError(`SCHEMAS: ${source}: "${name}" (${role}) is a path restock serves itself`);
+      }
+      const other = taken.get(name);
+      if (other !== undefined) throw new ConfigError(`SCHEMAS: "${name}" is both ${other} and ${role}`);
+      taken.set(name, role);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A collection, as every part of restock sees it: its names, the operator's JSON Schema,
+ * its indexes and unique fields, and its references both ways. Each is built once, at
+ * start, by the catalog (./catalog.ts), and handed whole to the store, the routes, the
+ * OpenAPI document, the console's index and the commands, the way PocketBase's tables,
+ * API and admin all read one collection model.
+ */
+import type { CollectionSchema } from './collection-schema.js';
+import type { IndexedField } from './indexed-field.js';
+import type { Reference } from './references.js';
+import type { UniqueField } from './unique-field.js';
+
+/** Fields the server owns on every record: ignored when a client sends them. */
+export const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
+export type SystemField = (typeof SYSTEM_FIELDS)[number];
+
+export interface Collection {
+  /** The collection's name: its table, and its path (`/users/`). */
+  readonly plural: string;
+  /** The name of one record: its item path (`/user/7/`) and create path (`/user/`). */
+  readonly singular: string;
+  /** One line for docs and the index. */
+  readonly description: string;
+  /** A typical record's fields, shown in the reference page and prefilled by its "try it". */
+  readonly example?: Readonly<Record<string, unknown>>;
+  /** Where it was declared, for messages: its schema file, or its name. */
+  readonly source: string;
+  /** The operator's JSON Schema, compiled; a collection without one takes any JSON object. */
+  readonly schema?: CollectionSchema;
+  /** Its fields kept indexed: those it declares, each reference held in one id, and INDEXES'. */
+  readonly indexes: readonly IndexedField[];
+  /** Its fields no two records may share. */
+  readonly unique: readonly UniqueField[];
+  /** The references its records hold, each naming the collection it refers to. */
+  readonly references: readonly Reference[];
+  /** The references other collections' records (or its own) hold to its records. */
+  readonly referrers: readonly Reference[];
+}
+
+/** What declares a collection: its names and, when it has them, its schema and fields. */
+export interface CollectionDeclaration {
+  readonly plural: string;
+  /** Default: the plural without its final s. */
+  readonly singular?: string;
+  readonly description?: string;
+  readonly example?: Readonly<Record<string, unknown>>;
+  readonly source?: string;
+  readonly schema?: CollectionSchema;
+  /** Dotted fields to index, beyond the schema's own (`x-index`). */
+  readonly indexes?: readonly string[];
+  /** Fields to keep unique, instead of the schema's (`x-unique`). */
+  readonly unique?: readonly UniqueField[];
+}
+
+/** The canonical paths of a collection: its list, create, and one record. */
+export function collectionPaths({ plural, singular }: Pick<Collection, 'plural' | 'singular'>) {
+  return {
+    collection: `/${plural}/`,
+    create: `/${singular}/`,
+    item: (id: number | string) => `/${singular}/${id}/`,
+  };
+}
