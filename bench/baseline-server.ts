@@ -16,7 +16,7 @@ import { indexedIn } from '../src/store/sql/index-sql.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
 import { collectionSql, recordColumns } from '../src/store/sql/record-sql.js';
 import { openConnection, statementRunner } from '../src/store/sqlite/connection.js';
-import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import { sqliteAdapter, sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import { CATALOG } from './schema.js';
 
 interface Row {
@@ -37,7 +37,12 @@ function prepare(table: string) {
   const isIndexed = indexedIn(CATALOG.get(table));
   const columns = recordColumns(sqliteDialect);
   // The statement restock's list query builder makes for the first page in id order.
-  const page = (limit: number) => selectPage(sqliteDialect, isIndexed, table, columns, { where: [], sort: [], limit });
+  const page = (limit: number) =>
+    selectPage({ dialect: sqliteDialect, adapter: sqliteAdapter }, isIndexed, table, columns, {
+      where: [],
+      sort: [],
+      limit,
+    });
   return { ...collectionSql(sqliteDialect, table), page };
 }
 

@@ -62,7 +62,7 @@ async function measure(store: string, env: Record<string, string>, database: str
     target: 'restock',
     database,
     pin: corePins().server,
-    env: { SCHEMAS: 'schemas/store', ...env },
+    env: { SCHEMAS: 'schemas/shop', ...env },
   });
   try {
     await seed(server.url);

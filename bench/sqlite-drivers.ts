@@ -36,7 +36,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { FOLD_CASE_FUNCTION, foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
 import { collectionSql, recordColumns } from '../src/store/sql/record-sql.js';
-import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import { sqliteAdapter, sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import { median } from './median.js';
 
 const { values: args } = parseArgs({
@@ -142,7 +142,7 @@ async function loadCandidates(): Promise<Candidate[]> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The database, as src/store/sqlite/connection.ts and sqlite-schema.ts make it.
+// The database, as src/store/sqlite/connection.ts and sqlite-tables.ts make it.
 
 function openLikeRestock(candidate: Candidate, path: string): Opened {
   const opened = candidate.open(path);
@@ -193,12 +193,18 @@ const SCENARIOS: Record<string, (db: SqlDatabase) => Operation> = {
     };
   },
   'page of 100 by id': (db) => {
-    const query = selectPage(sqliteDialect, () => false, TABLE, recordColumns(sqliteDialect), {
-      where: [],
-      sort: [],
-      limit: PAGE,
-      after: [0],
-    });
+    const query = selectPage(
+      { dialect: sqliteDialect, adapter: sqliteAdapter },
+      () => false,
+      TABLE,
+      recordColumns(sqliteDialect),
+      {
+        where: [],
+        sort: [],
+        limit: PAGE,
+        after: [0],
+      },
+    );
     const page = db.prepare(query.text);
     return (i) => {
       // @p1 is the limit, @p2 the cursor's id (see list-sql.ts).

@@ -1,6 +1,6 @@
 /**
  * `npm run client:types -- [FOLDER] [--out FILE]`: TypeScript types for the records of the
- * collections a schema folder declares (default: the example store, schemas/store), for the
+ * collections a schema folder declares (default: the example store, schemas/shop), for the
  * client: `createClient<Collections>(…)`. Written to FILE, or printed. The JSON Schema to
  * TypeScript translation is json-schema-to-typescript's.
  */
@@ -12,7 +12,7 @@ import { loadCatalog } from '../src/core/load-catalog.js';
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });
-  const types = await clientTypes(positionals[0] ?? 'schemas/store');
+  const types = await clientTypes(positionals[0] ?? 'schemas/shop');
   if (values.out) writeFileSync(values.out, types);
   else process.stdout.write(types);
 }

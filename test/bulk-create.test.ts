@@ -11,7 +11,7 @@ import { injectAs, withKeys } from './helpers/keys.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
-const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url));
+const SHOP_SCHEMAS = fileURLToPath(new URL('../schemas/shop', import.meta.url));
 
 interface Created {
   id: number;
@@ -21,7 +21,7 @@ interface Created {
 
 for (const kind of STORE_KINDS) {
   describe(`bulk create (${kind.name})`, () => {
-    const ctx = useApp(kind, { schemas: STORE_SCHEMAS, maxBulkRecords: 5 }, { contract: true });
+    const ctx = useApp(kind, { schemas: SHOP_SCHEMAS, maxBulkRecords: 5 }, { contract: true });
     const post = (payload: unknown, headers: Record<string, string> = {}, url = '/product/') =>
       ctx.app.inject({
         method: 'POST',

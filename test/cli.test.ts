@@ -180,7 +180,7 @@ for (const kind of STORE_KINDS) {
 
     it('--upsert replaces what matches on id or a unique field and creates the rest, the same on every run', async () => {
       const url = await fresh();
-      const schemas = { SCHEMAS: 'schemas/store' };
+      const schemas = { SCHEMAS: 'schemas/shop' };
       const first = ndjson([
         { id: 1, name: 'Ada', tags: ['a'] },
         { id: 2, name: 'Grace', note: 'dropped by the replace' },
@@ -232,7 +232,7 @@ for (const kind of STORE_KINDS) {
 
     it('--dry-run checks every line, in the file and against the database, and writes nothing', async () => {
       const url = await fresh();
-      const schemas = { SCHEMAS: 'schemas/store' };
+      const schemas = { SCHEMAS: 'schemas/shop' };
       const seeded = await cli(
         url,
         ['import', '-', '-c', 'users'],
@@ -281,7 +281,7 @@ for (const kind of STORE_KINDS) {
 
     it('--dry-run lists the references that name no record, which the import keeps', async () => {
       const url = await fresh();
-      const schemas = { SCHEMAS: 'schemas/store' };
+      const schemas = { SCHEMAS: 'schemas/shop' };
       const seed = async (collection: string, records: object[]) =>
         assert.equal((await cli(url, ['import', '-', '-c', collection], ndjson(records), schemas)).code, 0);
       await seed('users', [{ id: 7, name: 'Ada', email: 'ada@example.com' }]);
@@ -360,7 +360,7 @@ for (const kind of STORE_KINDS) {
 
     it("checks records against the collection's schema, and keeps unique fields unique", async () => {
       const url = await fresh();
-      const schemas = { SCHEMAS: 'schemas/store' };
+      const schemas = { SCHEMAS: 'schemas/shop' };
       const input = ndjson([
         { name: 'Ada', email: 'ada@example.com' },
         { name: 'Grace', email: 'not an address' },
@@ -396,7 +396,7 @@ for (const kind of STORE_KINDS) {
           '{"name":"Ada too","email":"ada@example.com"}',
           '{"email":"no name"}',
         ]);
-      const result = await cli(url, ['check'], '', { SCHEMAS: 'schemas/store' });
+      const result = await cli(url, ['check'], '', { SCHEMAS: 'schemas/shop' });
       assert.equal(result.code, 1);
       assert.match(result.stdout, /^users\/3 \/name: is required$/m);
       assert.match(result.stdout, /^users\/3 \/email: must match format "email"$/m);
@@ -408,7 +408,7 @@ for (const kind of STORE_KINDS) {
       );
       await store.collection('users').remove(2);
       await store.collection('users').remove(3);
-      const clean = await cli(url, ['check'], '', { SCHEMAS: 'schemas/store' });
+      const clean = await cli(url, ['check'], '', { SCHEMAS: 'schemas/shop' });
       assert.equal(clean.code, 0, clean.stdout);
       assert.equal(clean.stdout, '');
     });

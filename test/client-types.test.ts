@@ -17,7 +17,7 @@ const CLIENT = fileURLToPath(new URL('../src/client/index.js', import.meta.url))
 /** The compiler's complaints about `usage`, a module beside the generated types. */
 async function diagnostics(usage: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'restock-client-types-'));
-  writeFileSync(join(dir, 'store.ts'), await clientTypes('schemas/store'));
+  writeFileSync(join(dir, 'store.ts'), await clientTypes('schemas/shop'));
   writeFileSync(join(dir, 'usage.ts'), `import { createClient } from '${CLIENT}';\n${usage}`);
   const program = ts.createProgram([join(dir, 'usage.ts')], {
     strict: true,

@@ -235,7 +235,7 @@ describe('the console and the reference page in Chromium', () => {
 
   it("lists every violation of the collection's schema inline, each by its pointer", async () => {
     const schemaDb = await sqliteKind.create();
-    const withSchemas = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/store' });
+    const withSchemas = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/shop' });
     try {
       await page.goto(`${withSchemas.url}/#users`);
       await page
@@ -289,7 +289,7 @@ describe('the console and the reference page in Chromium', () => {
 
     before(async () => {
       folder = mkdtempSync(join(tmpdir(), 'restock-console-schemas-'));
-      const store = fileURLToPath(new URL('../schemas/store/', import.meta.url));
+      const store = fileURLToPath(new URL('../schemas/shop/', import.meta.url));
       for (const file of readdirSync(store)) copyFileSync(join(store, file), join(folder, file));
       writeFileSync(join(folder, 'gadgets.schema.json'), JSON.stringify(GADGETS));
       shopDb = await sqliteKind.create();
@@ -629,7 +629,7 @@ describe('the console and the reference page in Chromium', () => {
 
   it('shows a reference as a link to the record it names, which opens it', async () => {
     const schemaDb = await sqliteKind.create();
-    const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/store' });
+    const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/shop' });
     try {
       const post = (path: string, fields: object) =>
         fetch(`${shop.url}${path}`, {

@@ -13,12 +13,13 @@ import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { parseListQuery, type RawListQuery } from '../src/records/list-query.js';
 import { openStore } from '../src/store/open-store.js';
-import { postgresDialect } from '../src/store/postgres/postgres-dialect.js';
+import { postgresAdapter, postgresDialect } from '../src/store/postgres/postgres-dialect.js';
 import { FOLD_CASE_FUNCTION } from '../src/store/sql/case-fold.js';
+import type { SqlWriter } from '../src/store/sql/engine.js';
 import { createIndexStatements, indexedIn } from '../src/store/sql/index-sql.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
 import { successor } from '../src/store/sql/list-terms.js';
-import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
+import { sqliteAdapter, sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import type { ListQuery, Position } from '../src/store/store.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
@@ -26,6 +27,12 @@ import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 const { maxFieldNameLength } = defaultConfig();
 const catalog = loadCatalog(defaultConfig());
 const indexes = catalog.collections.flatMap((collection) => collection.indexes);
+const SQLITE: SqlWriter = { dialect: sqliteDialect, adapter: sqliteAdapter };
+const POSTGRES: SqlWriter = { dialect: postgresDialect, adapter: postgresAdapter };
+
+/** The SQL of a page of `table` as the store writes it, for `writer`'s engine. */
+const pageSql = (writer: SqlWriter, table: string, query: ListQuery) =>
+  selectPage(writer, indexedIn(catalog.get(table)), table, 'id, data', query);
 
 /**
  * Each case is a query string as a client sends it; the index it must use is the one on
@@ -130,7 +137,7 @@ for (const kind of STORE_KINDS) {
 async function searchPlan(kind: string, url: string, search: string): Promise<string[]> {
   const query = { ...parse(`q=${encodeURIComponent(search)}`), limit: 101 };
   if (kind === 'sqlite') {
-    const sql = selectPage(sqliteDialect, indexedIn(catalog.get('products')), 'products', 'id, data', query);
+    const sql = pageSql(SQLITE, 'products', query);
     const db = new Database(url.slice('sqlite:'.length), { readonly: true });
     try {
       // Planning needs the function to exist, not what it does.
@@ -141,7 +148,7 @@ async function searchPlan(kind: string, url: string, search: string): Promise<st
       db.close();
     }
   }
-  const sql = selectPage(postgresDialect, indexedIn(catalog.get('products')), 'products', 'id, data', query);
+  const sql = pageSql(POSTGRES, 'products', query);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -202,7 +209,7 @@ async function planOf(kind: string, url: string, table: string, query: ListQuery
  * statistics, as the store runs: it never runs ANALYZE.
  */
 function sqlitePlan(url: string, table: string, query: ListQuery): Plan {
-  const sql = selectPage(sqliteDialect, indexedIn(catalog.get(table)), table, 'id, data', query);
+  const sql = pageSql(SQLITE, table, query);
   const db = new Database(url.slice('sqlite:'.length), { readonly: true });
   try {
     const named = Object.fromEntries(sql.values.map((v, i) => [`p${i + 1}`, v]));
@@ -236,7 +243,7 @@ interface PostgresNode {
  * Bitmap Heap Scan only fetches the rows its Bitmap Index Scans found: those are the reads.
  */
 async function postgresPlan(url: string, table: string, query: ListQuery): Promise<Plan> {
-  const sql = selectPage(postgresDialect, indexedIn(catalog.get(table)), table, 'id, data', query);
+  const sql = pageSql(POSTGRES, table, query);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -34,7 +34,7 @@ async function documentOf(settings: Partial<Config>): Promise<string> {
 describe('the OpenAPI document under a linter', () => {
   const cases: { name: string; settings: Partial<Config> }[] = [
     { name: 'users and products', settings: {} },
-    { name: 'the example store (SCHEMAS)', settings: { schemas: join(ROOT, 'schemas/store') } },
+    { name: 'the example store (SCHEMAS)', settings: { schemas: join(ROOT, 'schemas/shop') } },
     { name: 'METHOD_OVERRIDE=post', settings: { methodOverride: new Set(['POST']) } },
     { name: 'METHOD_OVERRIDE=off', settings: { methodOverride: new Set() } },
     { name: 'PUBLIC_URL', settings: { publicUrl: 'https://api.restock.test/v1' } },

@@ -551,7 +551,7 @@ const tunnelHeader = (operation: Operation) =>
     .pop();
 
 describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
-  const ctx = useDocument(sqliteKind, { schemas: 'schemas/store' });
+  const ctx = useDocument(sqliteKind, { schemas: 'schemas/shop' });
 
   it("documents each collection's records, bodies and changes with its schema", async () => {
     const { doc } = ctx;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { DEFAULT_STORE_OPTIONS, openStore } from '../src/store/open-store.js';
-import { postgresDialectFor } from '../src/store/postgres/postgres-dialect.js';
+import { openStore } from '../src/store/open-store.js';
+import { postgresAdapter, postgresDialectFor } from '../src/store/postgres/postgres-dialect.js';
 import { foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
 import { catalogOf } from './helpers/catalog.js';
@@ -17,11 +17,10 @@ import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const json = { 'content-type': 'application/json' };
 
-/** The store options of an instance whose users' schema makes email unique. */
-const WITH_UNIQUE_EMAIL = {
-  ...DEFAULT_STORE_OPTIONS,
+/** The collections of an instance whose users' schema makes email unique. */
+const WITH_UNIQUE_EMAIL = catalogOf(['users', 'products'], {
   unique: [{ collection: 'users', path: ['email'], ignoreCase: true }],
-};
+});
 
 describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer' }, () => {
   it('answers 503 with Retry-After while the database is cut off, stays up, and recovers by itself', async () => {
@@ -98,9 +97,7 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
       );
       await Promise.all(stores.map((store) => store.close()));
       // Unique indexes are made under the same lock: ten starts creating one index all succeed.
-      const starts = await Promise.allSettled(
-        Array.from({ length: 10 }, () => openStore(db.url, catalogOf(['users', 'products']), WITH_UNIQUE_EMAIL)),
-      );
+      const starts = await Promise.allSettled(Array.from({ length: 10 }, () => openStore(db.url, WITH_UNIQUE_EMAIL)));
       for (const start of starts) if (start.status === 'fulfilled') await start.value.close();
       const failed = starts.filter((start) => start.status === 'rejected').map((start) => String(start.reason));
       assert.deepEqual(failed, [], 'every instance with a unique field started');
@@ -128,7 +125,13 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
         const expected = texts.filter((text) => foldCase(text).includes(foldCase(search)));
         for (const hasIcu of [true, false]) {
           const query = { where: [], search, sort: [], limit: 100 };
-          const sql = selectPage(postgresDialectFor(hasIcu), () => false, 'things', 'data', query);
+          const sql = selectPage(
+            { dialect: postgresDialectFor(hasIcu), adapter: postgresAdapter },
+            () => false,
+            'things',
+            'data',
+            query,
+          );
           const { rows } = await client.query<{ data: { text: string } }>(sql.text, sql.values);
           assert.deepEqual(
             rows.map((row) => row.data.text),
@@ -151,9 +154,7 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
       const users = plain.collection('users');
       const [first, second] = await users.createMany(['{"email":"dup@example.com"}', '{"email":"DUP@example.com"}']);
       await plain.close();
-      const starts = await Promise.allSettled(
-        Array.from({ length: 10 }, () => openStore(db.url, catalogOf(['users', 'products']), WITH_UNIQUE_EMAIL)),
-      );
+      const starts = await Promise.allSettled(Array.from({ length: 10 }, () => openStore(db.url, WITH_UNIQUE_EMAIL)));
       for (const start of starts) {
         assert.equal(start.status, 'rejected');
         const error = (start as PromiseRejectedResult).reason as Error;

@@ -76,7 +76,7 @@ for (const kind of STORE_KINDS) {
     it('the shop walk-through places an order and reads it back with expand', async () => {
       const db = await kind.create();
       const shop = await buildApp({
-        config: defaultConfig({ databaseUrl: db.url, schemas: 'schemas/store', maxEventLoopDelay: 0 }),
+        config: defaultConfig({ databaseUrl: db.url, schemas: 'schemas/shop', maxEventLoopDelay: 0 }),
         logStream: false,
       });
       try {

@@ -20,12 +20,12 @@ import { body, create, JSON_HEADERS, problem } from './helpers/app.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
-const STORE_SCHEMAS = join(import.meta.dirname, '..', 'schemas', 'store');
+const SHOP_SCHEMAS = join(import.meta.dirname, '..', 'schemas', 'shop');
 
 /** The example store (users, products, orders) and reviews, whose references cascade and set null. */
 function schemaFolder(extra: Record<string, object> = REVIEWS): string {
   const dir = mkdtempSync(join(tmpdir(), 'restock-relations-'));
-  for (const name of readdirSync(STORE_SCHEMAS)) copyFileSync(join(STORE_SCHEMAS, name), join(dir, name));
+  for (const name of readdirSync(SHOP_SCHEMAS)) copyFileSync(join(SHOP_SCHEMAS, name), join(dir, name));
   for (const [name, schema] of Object.entries(extra)) writeFileSync(join(dir, name), JSON.stringify(schema));
   return dir;
 }

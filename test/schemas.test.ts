@@ -1,5 +1,5 @@
 /**
- * Collection schemas on every store: the example online-store schema (schemas/store/)
+ * Collection schemas on every store: the example online-store schema (schemas/shop/)
  * accepting and rejecting, unique fields held by the database under concurrency, merges
  * checked as a whole, existing data left alone, and bad schema files refused at start.
  */
@@ -35,11 +35,11 @@ async function runSql(url: string, sql: string): Promise<void> {
   await client.query(sql).finally(() => client.end());
 }
 
-const STORE_SCHEMAS = fileURLToPath(new URL('../schemas/store', import.meta.url));
+const SHOP_SCHEMAS = fileURLToPath(new URL('../schemas/shop', import.meta.url));
 
 for (const kind of STORE_KINDS) {
   describe(`the example store schema (${kind.name})`, () => {
-    const ctx = useApp(kind, { schemas: STORE_SCHEMAS }, { contract: true });
+    const ctx = useApp(kind, { schemas: SHOP_SCHEMAS }, { contract: true });
     const post = (singular: string, payload: unknown, headers: Record<string, string> = {}) =>
       ctx.app.inject({
         method: 'POST',
@@ -217,7 +217,7 @@ for (const kind of STORE_KINDS) {
 
         await assert.rejects(
           buildApp({
-            config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: STORE_SCHEMAS }),
+            config: defaultConfig({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: SHOP_SCHEMAS }),
             logStream: false,
           }),
           (error: Error) =>
@@ -230,7 +230,7 @@ for (const kind of STORE_KINDS) {
         const store = await openStore(db.url, catalogOf(['users', 'products', 'orders']));
         try {
           const lines: string[] = [];
-          const catalog = loadCatalog({ schemas: STORE_SCHEMAS, indexes: [] });
+          const catalog = loadCatalog({ schemas: SHOP_SCHEMAS, indexes: [] });
           const summary = await checkRecords(store, catalog, (l) => lines.push(l));
           assert.deepEqual(summary, { checked: 5, invalid: 2, badText: 0, duplicated: 1, dangling: 0 });
           assert.deepEqual(lines, [

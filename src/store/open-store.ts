@@ -37,16 +37,12 @@ export async function openStore(
   // Each engine is loaded only when a URL names it: a process needs one of them.
   const path = sqlitePathOf(url);
   if (path !== undefined) {
-    const [{ openSqliteDriver }, { sqliteSchema }] = await Promise.all([
-      import('./sqlite/sqlite-driver.js'),
-      import('./sqlite/sqlite-schema.js'),
-    ]);
-    return openSqlStore(openSqliteDriver(path, options), sqliteSchema, catalog, options);
+    const sqlite = await import('./sqlite/index.js');
+    return openSqlStore(await sqlite.open(path, options), catalog, options);
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const { openPostgres } = await import('./postgres/postgres-driver.js');
-    const { driver, schema } = await openPostgres(url, options);
-    return openSqlStore(driver, schema, catalog, options);
+    const postgres = await import('./postgres/index.js');
+    return openSqlStore(await postgres.open(url, options), catalog, options);
   }
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redact(url)}"`);
 }

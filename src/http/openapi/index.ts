@@ -16,8 +16,8 @@ import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentFilters } from './filter-parameters.js';
 import { documentGuards, type GuardsOn } from './guards.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
-import { PROBLEM_SCHEMA_ID, ProblemSchema } from './problem-schema.js';
-import { recordSchemaNames, recordSchemas } from './record-schemas.js';
+import { PROBLEM_COMPONENT_ID, ProblemComponent } from './problem-component.js';
+import { componentNames, recordComponents } from './record-components.js';
 import { documentServers } from './servers.js';
 import { documentTunnels } from './tunnelled.js';
 
@@ -80,8 +80,8 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       ],
       components: {
         schemas: Object.assign(
-          { [PROBLEM_SCHEMA_ID]: ProblemSchema },
-          ...collections.map((c) => recordSchemas(c, embedsOf(c, catalog))),
+          { [PROBLEM_COMPONENT_ID]: ProblemComponent },
+          ...collections.map((c) => recordComponents(c, embedsOf(c, catalog))),
         ),
         parameters: overrideParameters,
         securitySchemes: {
@@ -109,7 +109,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
 function embedsOf(collection: Collection, catalog: Catalog) {
   return collection.references.map((reference) => ({
     name: reference.name,
-    record: recordSchemaNames(catalog.get(reference.target)).record,
+    record: componentNames(catalog.get(reference.target)).record,
     many: !isScalar(reference),
   }));
 }

@@ -1,13 +1,13 @@
 /**
  * What the OpenAPI document says of a collection's operations beyond what Fastify
  * validates: summaries, request headers, bodies, and every response, success and error.
- * The record schemas they name are the collection's components (./record-schemas.ts).
+ * The record schemas they name are the collection's components (./record-components.ts).
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem.js';
-import { recordSchemaNames } from './record-schemas.js';
+import { componentNames } from './record-components.js';
 import {
   componentRef,
   emptyResponse,
@@ -31,7 +31,7 @@ export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'r
 export function operationDocs(collection: Collection, maxBulkRecords: number): Record<OperationName, FastifySchema> {
   const { singular, plural, schema } = collection;
   const referenced = collection.referrers.length > 0;
-  const names = recordSchemaNames(collection);
+  const names = componentNames(collection);
   const record = componentRef(names.record);
   const tags = [plural];
   // Every operation takes the override header, which may name a method its path does not take.

@@ -5,7 +5,7 @@
 import { type TSchema, Type } from 'typebox';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/override.js';
 import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
-import { PROBLEM_SCHEMA_ID } from './problem-schema.js';
+import { PROBLEM_COMPONENT_ID } from './problem-component.js';
 
 /** A response in the shape @fastify/swagger documents. */
 export interface ResponseSchema {
@@ -88,7 +88,7 @@ export function problemResponsesOf(kinds: readonly ProblemKind[]): Record<number
     responses[status] = {
       description,
       ...(headers ? { headers } : {}),
-      content: { 'application/problem+json': { schema: componentRef(PROBLEM_SCHEMA_ID) } },
+      content: { 'application/problem+json': { schema: componentRef(PROBLEM_COMPONENT_ID) } },
     };
   }
   return responses;

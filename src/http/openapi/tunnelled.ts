@@ -16,7 +16,7 @@
 import type { OverrideWireMethods } from '../../config/index.js';
 import type { Collection } from '../../core/collection.js';
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
-import { recordSchemaNames } from './record-schemas.js';
+import { componentNames } from './record-components.js';
 import { problemDescription, problemKindsIn } from './responses.js';
 
 type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
@@ -98,7 +98,7 @@ function tunnel(collection: Pick<Collection, 'singular'>, wire: Method, carried:
   // One operation carried: named after it (listUsersTunnelled); several: after the record (tunnelUser).
   const single = carried.length === 1;
   return {
-    operationId: single ? `${first.operationId}Tunnelled` : `tunnel${recordSchemaNames(collection).record}`,
+    operationId: single ? `${first.operationId}Tunnelled` : `tunnel${componentNames(collection).record}`,
     summary: single
       ? `${first.summary} (${methods[0]} tunnelled through ${wire.toUpperCase()})`
       : `${listed(methods, 'or')} a ${collection.singular}, tunnelled through ${wire.toUpperCase()}`,

@@ -16,12 +16,12 @@ import { JSON_TYPE } from '../../records/render.js';
 import type { Store } from '../../store/store.js';
 import { jsonResponse, problemResponses } from '../openapi/responses.js';
 import {
-  HealthSchema,
-  IndexSchema,
+  HealthComponent,
+  IndexComponent,
   ProblemKindParams,
-  ProblemTypeSchema,
-  ReadySchema,
-} from '../openapi/service-schemas.js';
+  ProblemTypeComponent,
+  ReadyComponent,
+} from '../openapi/service-components.js';
 import { registerPaths } from '../paths.js';
 import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
 import { appendVary } from '../vary.js';
@@ -90,7 +90,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
                 description: 'The index, or the console page.',
                 headers: { Vary: Type.String({ description: 'Accept: the answer depends on it.' }) },
                 content: {
-                  'application/json': { schema: IndexSchema },
+                  'application/json': { schema: IndexComponent },
                   'text/html': { schema: Type.String() },
                 },
               },
@@ -115,7 +115,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             ...service,
             summary: 'Liveness: the process runs',
             operationId: 'getLiveness',
-            response: { 200: jsonResponse('Alive.', HealthSchema), ...problemResponses([]) },
+            response: { 200: jsonResponse('Alive.', HealthComponent), ...problemResponses([]) },
           },
           handler: async () => ({ status: 'ok' }),
         },
@@ -132,7 +132,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             summary: 'Readiness: the database answers',
             operationId: 'getReadiness',
             response: {
-              200: jsonResponse('Ready to serve.', ReadySchema),
+              200: jsonResponse('Ready to serve.', ReadyComponent),
               ...problemResponses(['service-unavailable']),
             },
           },
@@ -161,7 +161,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             summary: 'What a problem type means',
             operationId: 'getProblemType',
             response: {
-              200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeSchema),
+              200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeComponent),
               ...problemResponses(['not-found']),
             },
           },

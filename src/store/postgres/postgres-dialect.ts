@@ -6,7 +6,8 @@
  */
 import { type foldCase, foldTable } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect } from '../sql/dialect.js';
-import { SEARCH_TEXT_FUNCTION } from './postgres-schema.js';
+import type { SqlAdapter } from '../sql/engine.js';
+import { SEARCH_TEXT_FUNCTION } from './postgres-tables.js';
 
 const typeOf = (p: string) => `jsonb_typeof(data #> ${p})`;
 
@@ -38,12 +39,11 @@ export const postgresDialect: SqlDialect = {
   arrayHas: (path, value, param) =>
     `(${typeOf(path)} = 'array' AND (data #> ${path}) @> jsonb_build_array(${param(JSON.stringify(value))}::jsonb))`,
   search: searchWith(foldWithIcu),
-  seeksRowValues: true,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
   dataText: 'data::text',
   // jsonb keeps its own form, whatever the text's blanks.
   json: (param) => `${param}::jsonb`,
-  // The database's clock, one for every instance (restock_now: see postgres-schema.ts).
+  // The database's clock, one for every instance (restock_now: see postgres-tables.ts).
   now: () => 'restock_now()',
   inList: (column, param) => `${column} = ANY(${param}::bigint[])`,
   intList: (values) => values,
@@ -61,6 +61,12 @@ export const postgresDialect: SqlDialect = {
 };
 
 /** The ICU collation whose lower() follows Unicode's root rules, as JavaScript's does. */
+export const postgresAdapter: SqlAdapter = {
+  seeksRowValues: true,
+  // A pooled query hands over every row at once: the page's SQL stops at the budget.
+  stopsAtBytes: false,
+};
+
 export const ICU_ROOT_COLLATION = 'und-x-icu';
 
 /**
@@ -73,7 +79,7 @@ export function postgresDialectFor(hasIcu: boolean): SqlDialect {
 
 /**
  * Search in every string of the record, folded by `fold`, for the (folded) needle. From
- * three characters on, a LIKE on the record's search text (postgres-schema.ts) lets the
+ * three characters on, a LIKE on the record's search text (postgres-tables.ts) lets the
  * trigram index find the candidates, which the scan then checks each string by string.
  */
 function searchWith(fold: (text: string) => string): SqlDialect['search'] {

@@ -4,14 +4,13 @@
  * state lives in the process, so any number of instances may share one database.
  */
 import pg from 'pg';
-import type { SchemaDdl, SqlDriver } from '../sql/driver.js';
+import type { SqlDriver } from '../sql/driver.js';
 import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
 import { type StoreOptions, StoreUnavailableError } from '../store.js';
 import { startChangeSequencer } from './change-sequencer.js';
 import { listenForChanges } from './notifications.js';
-import { foldSqlFor, ICU_ROOT_COLLATION, postgresDialectFor } from './postgres-dialect.js';
+import { ICU_ROOT_COLLATION } from './postgres-dialect.js';
 import { isUnavailable, postgresFault } from './postgres-faults.js';
-import { postgresSchema } from './postgres-schema.js';
 
 /** int8 (ids) as a JS number: ids stay below 2^53, and the API shows them as numbers. */
 const INT8_OID = 20;
@@ -23,11 +22,14 @@ const types = {
 /** Any fixed number, the same in every instance: the key of the migration lock. */
 const MIGRATION_LOCK = 0x7265_7374; // "rest"
 
-/** Connects to the database at `url`; resolves with the driver and the DDL for this server. */
-export async function openPostgres(
+/**
+ * Connects to the database at `url`; resolves with the driver, and whether the server has
+ * ICU collations (which the dialect and the tables' DDL follow: ./index.ts).
+ */
+export async function openPostgresDriver(
   url: string,
   options: Pick<StoreOptions, 'poolSize' | 'connectTimeoutMs' | 'statementTimeoutMs'>,
-): Promise<{ driver: SqlDriver; schema: SchemaDdl }> {
+): Promise<{ driver: SqlDriver; icu: boolean }> {
   const connection: pg.PoolConfig = {
     connectionString: url,
     connectionTimeoutMillis: options.connectTimeoutMs,
@@ -73,7 +75,6 @@ export async function openPostgres(
   };
   const driver: SqlDriver = {
     name: 'postgres',
-    dialect: postgresDialectFor(icu),
     gauges: [
       {
         name: 'pool_connections',
@@ -88,8 +89,6 @@ export async function openPostgres(
     ],
     read: (statement) => query(pool, statement),
     readChanges: (statement) => query(feedPool, statement),
-    // A pooled query hands over every row at once: the page's SQL stops at the budget.
-    stopsAtBytes: false,
     write: (statement) => thenNumber(query(pool, statement)),
     transaction: (work) =>
       thenNumber(inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s)))),
@@ -109,8 +108,7 @@ export async function openPostgres(
       await Promise.all(pools.filter((each) => !each.ended).map((each) => each.end()));
     },
   };
-  const warn = (message: string) => process.emitWarning(message, { code: 'RESTOCK_SEARCH_UNINDEXED' });
-  return { driver, schema: postgresSchema(foldSqlFor(icu), warn) };
+  return { driver, icu };
 }
 
 function openPool(connection: pg.PoolConfig, max: number, name: string): pg.Pool {

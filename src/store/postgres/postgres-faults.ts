@@ -32,7 +32,7 @@ export function postgresFault(error: unknown): Fault | undefined {
     const { code, table = '', constraint = '', detail = '' } = error;
     // query_canceled: statement_timeout stopped it (restock never cancels otherwise).
     if (code === '57014') return { kind: 'timeout' };
-    // The identity reached its MAXVALUE (see postgres-schema.ts): nextval wrote nothing.
+    // The identity reached its MAXVALUE (see postgres-tables.ts): nextval wrote nothing.
     if (code === '2200H') return { kind: 'ids-exhausted' };
     // program_limit_exceeded, from a B-tree: "index row size … exceeds … maximum 2704".
     if (code === '54000' && /index row/.test(error.message)) return { kind: 'index-entry-too-large' };

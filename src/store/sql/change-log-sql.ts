@@ -9,7 +9,8 @@
  */
 import type { Change, ChangeBounds, ChangeLog, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
-import type { Guard, SqlDriver } from './driver.js';
+import type { Guard } from './driver.js';
+import type { SqlEngine } from './engine.js';
 import { type Program, type Sql, sql, statement } from './program.js';
 
 /** The most changes one read returns. */
@@ -55,9 +56,8 @@ export function* createChangeCounters(dialect: SqlDialect, collections: readonly
 
 const KINDS = new Set(['created', 'updated', 'deleted']);
 
-/** The change log over any {@link SqlDriver}. */
-export function sqlChangeLog(driver: SqlDriver, guard: Guard): ChangeLog {
-  const { dialect } = driver;
+/** The change log over any engine. */
+export function sqlChangeLog({ driver, dialect }: SqlEngine, guard: Guard): ChangeLog {
   const read = statement<'collection' | 'after' | 'limit'>(
     dialect.placeholder,
     (p) =>

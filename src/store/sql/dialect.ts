@@ -50,11 +50,6 @@ export interface SqlDialect {
    * false (a store kept without the index: SEARCH_INDEX).
    */
   search(table: string, needle: string, param: (value: unknown) => string, indexed?: boolean): string;
-  /**
-   * Whether the planner seeks an index with a row-value comparison on expression columns
-   * (`(a, b) > (?, ?)`); without it, deep pages are read as one range per term.
-   */
-  readonly seeksRowValues: boolean;
   /** Columns of the system fields. */
   readonly columns: { readonly id: string; readonly createdAt: string; readonly updatedAt: string };
 

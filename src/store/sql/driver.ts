@@ -1,20 +1,17 @@
 /**
- * What a database must give the SQL core (sql-store.ts), split as Kysely splits a dialect:
- * the driver runs statements and units of work and reads its errors; the dialect
- * (dialect.ts) writes the SQL that differs; the schema (below) is the DDL of restock's own
- * tables and of each collection's. Everything else (collections, conditional writes,
- * Idempotency-Key claims, index and unique-index sync, the migration runner) is written
- * once, in the core. CONTRIBUTING.md lists what a new database needs.
+ * Two of an engine's four roles (./engine.ts): the driver runs statements and units of work
+ * and reads its errors; the tables' DDL (below) is that of restock's own tables and of each
+ * collection's. Everything else (collections, conditional writes, Idempotency-Key claims,
+ * index and unique-index sync, the migration runner) is written once, in the core.
+ * CONTRIBUTING.md lists what a new database needs.
  */
 import type { StoreGauge } from '../store.js';
-import type { SqlDialect } from './dialect.js';
 import type { Program, Result, Sql } from './program.js';
 import type { Violation } from './unique-sql.js';
 
 export interface SqlDriver {
   /** The database's name, for logs, readiness and messages ("sqlite", "postgres"). */
   readonly name: string;
-  readonly dialect: SqlDialect;
   /** Gauges for `/metrics` (pool, threads, batches). */
   readonly gauges: readonly StoreGauge[];
   /**
@@ -22,12 +19,6 @@ export interface SqlDriver {
    * take long, and must never hold the event loop while it does.
    */
   read(statement: Sql, costly: boolean, maxBytes?: number): Promise<Result>;
-  /**
-   * Whether `read` itself stops once the rows' `data` hold `maxBytes` (the row that reaches
-   * it included), reading rows one at a time; otherwise the core writes the stop into the
-   * SQL, which costs the database a second pass over the page.
-   */
-  readonly stopsAtBytes: boolean;
   /**
    * Runs the change feeds' read of what just committed, on connections of their own where
    * the driver pools them, so that it never waits behind requests; without it, `read`.
@@ -41,8 +32,8 @@ export interface SqlDriver {
    */
   transaction<T>(work: () => Program<T>): Promise<T>;
   /**
-   * Runs schema work in one transaction under the migration lock, which one process holds
-   * at a time: instances starting together change the schema once, one after the other.
+   * Runs table work in one transaction under the migration lock, which one process holds
+   * at a time: instances starting together change the tables once, one after the other.
    */
   locked<T>(work: () => Program<T>): Promise<T>;
   /** What an error the database raised means to the store; undefined for anything else. */
@@ -83,7 +74,7 @@ export interface Migration {
 }
 
 /** The DDL of one database. */
-export interface SchemaDdl {
+export interface TableDdl {
   /** Applied in order, each once, recorded in `schema_migrations`. */
   readonly migrations: readonly Migration[];
   /**

@@ -4,6 +4,7 @@
  */
 import { InvalidPositionError, type ListedRecord, type ListQuery, type Position, type SortKey } from '../store.js';
 import type { SqlDialect } from './dialect.js';
+import type { SqlWriter } from './engine.js';
 import { Builder, type IsIndexed, type OrderTerm } from './list-terms.js';
 
 /** A piece of SQL and the parameters it binds, in order. */
@@ -29,7 +30,7 @@ function checkPosition(terms: readonly OrderTerm[], position: Position): void {
  * `p0`, `p1`, … (the sort terms, id last).
  */
 export function selectPage(
-  dialect: SqlDialect,
+  { dialect, adapter }: SqlWriter,
   isIndexed: IsIndexed,
   table: string,
   columns: string,
@@ -66,7 +67,7 @@ export function selectPage(
   }
   checkPosition(terms, after);
   const indexed = query.sort.length === 1 && (query.sort[0]?.field === 'id' || isIndexedField(query.sort[0]?.field));
-  if (dialect.seeksRowValues || terms.length === 1 || !indexed) {
+  if (adapter.seeksRowValues || terms.length === 1 || !indexed) {
     return result(select([...filters, builder.after(terms, after)], 0));
   }
   // SQLite seeks an index with a row value only on plain columns, not on the expressions

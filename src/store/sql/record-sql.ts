@@ -39,7 +39,7 @@ export function collectionSql(dialect: SqlDialect, table: string) {
         `updated_at = ${dialect.now(p)} WHERE id = ${p('id')} RETURNING ${columns}`,
     ),
     // A trigger on the table makes an Idempotency-Key forget its copy of a deleted record,
-    // in the same statement (see each database's schema).
+    // in the same statement (see each database's tables: sqlite-tables.ts, postgres-tables.ts).
     remove: named<'id'>('remove', (p) => `${remove(p)} RETURNING ${columns}`),
     removeIf: named<'id' | 'versions'>(
       'removeIf',

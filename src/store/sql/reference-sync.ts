@@ -1,7 +1,7 @@
 /**
  * record_refs follows the declared references, as indexes follow the declared fields: on
  * start, a reference declared since the last start is filled in from the records already
- * there, and one no longer declared is forgotten. Runs inside the schema's transaction,
+ * there, and one no longer declared is forgotten. Runs inside the table sync's transaction,
  * under the migration lock, so instances starting together fill each reference once.
  */
 import type { Reference } from '../../core/references.js';

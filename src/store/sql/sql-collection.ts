@@ -17,7 +17,8 @@ import {
 } from '../store.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
-import type { Guard, SqlDriver } from './driver.js';
+import type { Guard } from './driver.js';
+import type { SqlEngine } from './engine.js';
 import { indexedIn } from './index-sql.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
 import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
@@ -53,8 +54,8 @@ function* chunked<T>(items: readonly T[]): Generator<readonly T[]> {
 const records = (result: Result) => result.rows as unknown as StoredRecord[];
 const isoNow = () => new Date().toISOString();
 
-export function sqlCollection(driver: SqlDriver, guard: Guard, collection: Collection, catalog: Catalog): Records {
-  const { dialect } = driver;
+export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Collection, catalog: Catalog): Records {
+  const { driver, dialect, adapter } = engine;
   const table = collection.plural;
   const sql = collectionSql(dialect, table);
   const columns = recordColumns(dialect);
@@ -89,11 +90,11 @@ export function sqlCollection(driver: SqlDriver, guard: Guard, collection: Colle
     async list(query) {
       const { maxBytes } = query;
       const page = selectPage(
-        dialect,
+        engine,
         isIndexed,
         table,
         columns,
-        driver.stopsAtBytes ? { ...query, maxBytes: undefined } : query,
+        adapter.stopsAtBytes ? { ...query, maxBytes: undefined } : query,
       );
       const { rows } = await guard(driver.read(page, isCostly(query, isIndexed), maxBytes));
       return rows.map((row) => listedRecord(row, page.positionColumns));

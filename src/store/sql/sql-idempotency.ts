@@ -5,7 +5,8 @@
  */
 import type { IdempotencyClaim, IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
-import type { Guard, SqlDriver } from './driver.js';
+import type { Guard } from './driver.js';
+import type { SqlEngine } from './engine.js';
 import { type StoredKey, settledClaim } from './idempotency-claim.js';
 import { first, type Program, type Sql, statement } from './program.js';
 
@@ -32,8 +33,8 @@ export function completeClaim(
   )({ ...claim, collection: table, record: JSON.stringify(record), id: 'id' in record ? record.id : null });
 }
 
-export function sqlIdempotencyKeys(driver: SqlDriver, guard: Guard): IdempotencyKeys {
-  const { placeholder, keyClock } = driver.dialect;
+export function sqlIdempotencyKeys({ driver, dialect }: SqlEngine, guard: Guard): IdempotencyKeys {
+  const { placeholder, keyClock } = dialect;
   const ofKey = (p: (name: 'scope' | 'key') => string) => `scope = ${p('scope')} AND key = ${p('key')}`;
   const insert = statement<'scope' | 'key' | 'fingerprint' | 'token'>(
     placeholder,

@@ -1,5 +1,5 @@
 /**
- * A {@link Store} over any {@link SqlDriver}: the schema synced on open, then collections
+ * A {@link Store} over any {@link SqlDriver}: the tables synced on open, then collections
  * and Idempotency-Keys served by the core, every driver error turned into the store's.
  */
 import type { Catalog } from '../../core/catalog.js';
@@ -13,51 +13,51 @@ import {
   StoreUnavailableError,
 } from '../store.js';
 import { sqlChangeLog } from './change-log-sql.js';
-import type { Guard, SchemaDdl, SqlDriver } from './driver.js';
-import { type SchemaTarget, syncSchema } from './schema-sync.js';
+import type { Guard, SqlDriver } from './driver.js';
+import type { SqlEngine } from './engine.js';
 import { sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
+import { syncTables, type TableTarget } from './table-sync.js';
 import { uniqueIndexName, uniqueViolation } from './unique-sql.js';
 
-/** Syncs the schema through `driver` (closing it if that fails) and serves the collections. */
+/** Syncs the tables through the engine (closing it if that fails) and serves the collections. */
 export async function openSqlStore(
-  driver: SqlDriver,
-  ddl: SchemaDdl,
+  engine: SqlEngine,
   catalog: Catalog,
   options: Pick<StoreOptions, 'statementTimeoutMs' | 'searchIndex' | 'maxIndexedValueBytes' | 'enforceUnique'>,
 ): Promise<Store> {
-  const target = schemaTarget(catalog, options);
-  const guard = storeErrors(driver, target, options);
+  const { driver, dialect, tables } = engine;
+  const target = tableTarget(catalog, options);
+  const guard = storeErrors(engine, target, options);
   try {
-    await guard(driver.locked(() => syncSchema(driver.dialect, ddl, target, isUniqueFailure(driver))));
+    await guard(driver.locked(() => syncTables(dialect, tables, target, isUniqueFailure(driver))));
   } catch (error) {
     await driver.close();
     throw error;
   }
   // Without the search index, every search reads every record (the index is gone).
-  const { dialect } = driver;
-  const searching: SqlDriver = target.searchIndex
-    ? driver
+  const searching: SqlEngine = target.searchIndex
+    ? engine
     : {
-        ...driver,
+        ...engine,
         dialect: { ...dialect, search: (table, needle, param) => dialect.search(table, needle, param, false) },
       };
   return {
     dialect: driver.name,
     gauges: driver.gauges,
     collection: collectionLookup(catalog.names, (name) => sqlCollection(searching, guard, catalog.get(name), catalog)),
-    idempotency: sqlIdempotencyKeys(driver, guard),
-    changes: sqlChangeLog(driver, guard),
+    idempotency: sqlIdempotencyKeys(engine, guard),
+    changes: sqlChangeLog(engine, guard),
     ping: () => guard(driver.ping()),
     close: () => driver.close(),
   };
 }
 
 /** The tables, indexes and references `catalog` asks of the database. */
-export function schemaTarget(
+export function tableTarget(
   catalog: Catalog,
   options: Pick<StoreOptions, 'searchIndex' | 'maxIndexedValueBytes' | 'enforceUnique'> = {},
-): SchemaTarget {
+): TableTarget {
   const { collections } = catalog;
   return {
     collections: catalog.names,
@@ -78,8 +78,8 @@ export function isUniqueFailure(driver: Pick<SqlDriver, 'fault'>): (error: unkno
  * unique field taken (a 409 naming it), no ids left (a 507); anything else passes unchanged.
  */
 function storeErrors(
-  driver: SqlDriver,
-  { collections, unique }: Pick<SchemaTarget, 'collections' | 'unique'>,
+  { driver, dialect }: Pick<SqlEngine, 'driver' | 'dialect'>,
+  { collections, unique }: Pick<TableTarget, 'collections' | 'unique'>,
   options: Pick<StoreOptions, 'statementTimeoutMs'>,
 ): Guard {
   const uniqueByIndex = new Map(unique.map((field) => [uniqueIndexName(field), field]));
@@ -93,7 +93,7 @@ function storeErrors(
       case 'unique':
         // Only a collection's own index is a conflict over a field (a taken id is not).
         return fault.violation && collections.includes(fault.violation.table)
-          ? uniqueViolation(driver.dialect, uniqueByIndex, fault.violation)
+          ? uniqueViolation(dialect, uniqueByIndex, fault.violation)
           : error;
       case 'ids-exhausted':
         return table === undefined ? error : new IdsExhaustedError(table);

@@ -8,13 +8,13 @@ import type { Database as Db } from 'better-sqlite3';
 import type { Catalog } from '../../core/catalog.js';
 import { FOLD_CASE_FUNCTION, foldCase } from '../sql/case-fold.js';
 import { type Program, type Result, runProgram, type Sql } from '../sql/program.js';
-import { syncSchema } from '../sql/schema-sync.js';
-import { isUniqueFailure, schemaTarget } from '../sql/sql-store.js';
+import { isUniqueFailure, tableTarget } from '../sql/sql-store.js';
+import { syncTables } from '../sql/table-sync.js';
 import { SEARCH_TEXT_FUNCTION, searchText } from './search-index.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { sqliteFaults } from './sqlite-faults.js';
 import Database from './sqlite-library.js';
-import { sqliteSchema } from './sqlite-schema.js';
+import { sqliteTables } from './sqlite-tables.js';
 import { readRows, statementCache } from './statement-cache.js';
 
 /** How long a writer waits for another process's write lock before giving up (ms): DATABASE_LOCK_TIMEOUT's default. */
@@ -83,9 +83,9 @@ export function named(values: readonly unknown[]): Record<string, unknown> {
 export function openConnection(path: string, catalog: Catalog): Db {
   const db = openDatabase(path);
   try {
-    const target = schemaTarget(catalog);
+    const target = tableTarget(catalog);
     const unique = isUniqueFailure({ fault: sqliteFaults(db) });
-    runLocked(db, statementRunner(db), syncSchema(sqliteDialect, sqliteSchema, target, unique));
+    runLocked(db, statementRunner(db), syncTables(sqliteDialect, sqliteTables, target, unique));
   } catch (error) {
     db.close();
     throw error;

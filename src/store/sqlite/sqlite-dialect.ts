@@ -5,6 +5,7 @@
  */
 import { FOLD_CASE_FUNCTION } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect, searchIndexName } from '../sql/dialect.js';
+import type { SqlAdapter } from '../sql/engine.js';
 import { trigramQuery } from './search-index.js';
 
 const RANK_OF_TYPE =
@@ -62,7 +63,6 @@ export const sqliteDialect: SqlDialect = {
     const index = `"${searchIndexName(table)}"`;
     return `(id IN (SELECT rowid FROM ${index} WHERE ${index} MATCH ${param(trigramQuery(needle))}) AND ${scan})`;
   },
-  seeksRowValues: false,
   columns: { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' },
   dataText: 'data',
   json: (param, compact) => (compact ? `json(${param})` : param),
@@ -77,4 +77,11 @@ export const sqliteDialect: SqlDialect = {
   // AUTOINCREMENT moves past an explicit id by itself.
   explicitIds: '',
   keyClock: { now: NOW_MS, ago: (ms) => `(${NOW_MS} - ${ms})` },
+};
+
+export const sqliteAdapter: SqlAdapter = {
+  // SQLite seeks an index with a row value on plain columns only, not on a JSON field's expressions.
+  seeksRowValues: false,
+  // better-sqlite3 hands rows over one at a time: the read stops at the page's byte budget.
+  stopsAtBytes: true,
 };

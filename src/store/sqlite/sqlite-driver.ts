@@ -12,7 +12,6 @@ import type { StoreOptions } from '../store.js';
 import { BUSY_TIMEOUT_MS, named, openDatabase, runLocked, statementRunner } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import { ReadPool } from './read-pool.js';
-import { sqliteDialect } from './sqlite-dialect.js';
 import { sqliteFaults } from './sqlite-faults.js';
 
 /** Opens (creating when needed) the database file at `path`, or `:memory:`. */
@@ -39,7 +38,6 @@ export function openSqliteDriver(
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
     name: 'sqlite',
-    dialect: sqliteDialect,
     gauges: [
       {
         name: 'database_bytes',
@@ -74,7 +72,6 @@ export function openSqliteDriver(
       const rows = await reads.run(statement.text, named(statement.values), maxBytes);
       return { rows, changes: 0 };
     },
-    stopsAtBytes: true,
     write: (statement) => commits.run(() => run(statement)),
     transaction: (work) => commits.run(() => runProgram(work(), run)),
     async locked(work) {

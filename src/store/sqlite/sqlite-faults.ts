@@ -4,13 +4,13 @@
  */
 import type { Database as Db } from 'better-sqlite3';
 import type { Fault } from '../sql/driver.js';
-import { IDS_EXHAUSTED } from './sqlite-schema.js';
+import { IDS_EXHAUSTED } from './sqlite-tables.js';
 
 /** Result codes of a database that is busy, locked, full or gone. */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
 
 export function sqliteFaults(db: Db): (error: unknown) => Fault | undefined {
-  // SQLite names only the index a write broke: its table and definition are in the schema.
+  // SQLite names only the index a write broke: its table and definition are in sqlite_master.
   const definition = db.prepare(`SELECT tbl_name AS "table", sql FROM sqlite_master WHERE type = 'index' AND name = ?`);
   return (error) => {
     const { code, message } = error as { code?: unknown; message?: unknown };

@@ -31,13 +31,13 @@ import type { IdempotencyOptions } from './idempotency.js';
 import { prefers } from './prefer.js';
 import { isBulk, sendCreated, sendRecord } from './record-response.js';
 import {
-  EventsQuerySchema,
+  EventsQueryShape,
   type IdParams,
-  IdParamsSchema,
-  listQuerySchema,
+  IdParamsShape,
+  listQueryShape,
   type ReadQuery,
-  readQuerySchema,
-} from './request-schemas.js';
+  readQueryShape,
+} from './request-shapes.js';
 
 /** What the routes of a collection are served from. */
 export interface CollectionRoutesOptions {
@@ -129,7 +129,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
   };
 
   const list: Operation = {
-    schema: { querystring: listQuerySchema(referenceNames) },
+    schema: { querystring: listQueryShape(referenceNames) },
     async handler(request, reply) {
       const raw = request.query as RawListQuery;
       const { query, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength);
@@ -157,7 +157,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
   };
 
   const read: Operation = {
-    schema: { params: IdParamsSchema, querystring: readQuerySchema(referenceNames) },
+    schema: { params: IdParamsShape, querystring: readQueryShape(referenceNames) },
     async handler(request, reply) {
       const id = idOf(request);
       const expansions = parseExpand((request.query as ReadQuery).expand, collection.plural, options.expandSource);
@@ -210,7 +210,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
   };
 
   const modify: Operation = {
-    schema: { params: IdParamsSchema },
+    schema: { params: IdParamsShape },
     async handler(request, reply) {
       const id = idOf(request);
       // Parsed already: the store merges the object, without writing and reading it again.
@@ -224,7 +224,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
   };
 
   const remove: Operation = {
-    schema: { params: IdParamsSchema },
+    schema: { params: IdParamsShape },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
       const record = await records.remove(id, { ifVersion: ifMatchVersions(request.headers['if-match'], id) });
@@ -237,7 +237,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
   };
 
   const events: Operation = {
-    schema: { querystring: EventsQuerySchema },
+    schema: { querystring: EventsQueryShape },
     handler: (request, reply) =>
       followChanges(request, reply, {
         ...options.feeds,

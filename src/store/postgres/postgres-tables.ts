@@ -1,14 +1,13 @@
 /**
  * PostgreSQL's DDL: restock's own tables and functions, by migration, and what each
- * collection's table needs, made on every start when missing (see ../sql/schema-sync.ts,
+ * collection's table needs, made on every start when missing (see ../sql/table-sync.ts,
  * which runs both under an advisory lock).
  */
 
-import { createChangeTables } from '../sql/change-log-sql.js';
 import { searchIndexName } from '../sql/dialect.js';
-import type { Migration, SchemaDdl } from '../sql/driver.js';
+import type { Migration, TableDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
-import { createReferenceTables } from '../sql/reference-sql.js';
+import { sharedMigrations } from '../sql/shared-migrations.js';
 import { MAX_ID } from '../store.js';
 import { syncChangeSequencer } from './change-sequencer.js';
 import { createChangeInbox, syncChangeTriggers } from './change-triggers.js';
@@ -32,6 +31,8 @@ function collectionTableSql(table: string): string {
       updated_at text    NOT NULL DEFAULT restock_now()
     )`;
 }
+
+const shared = sharedMigrations('bigint');
 
 const migrations: readonly Migration[] = [
   {
@@ -100,16 +101,8 @@ const migrations: readonly Migration[] = [
       yield sql('DROP FUNCTION IF EXISTS restock_merge_patch(jsonb, jsonb)');
     },
   },
-  {
-    version: 6,
-    name: 'record references',
-    up: () => createReferenceTables('bigint'),
-  },
-  {
-    version: 7,
-    name: 'change log',
-    up: () => createChangeTables('bigint'),
-  },
+  { version: 6, ...shared.references },
+  { version: 7, ...shared.changeLog },
   {
     version: 8,
     name: 'change inbox',
@@ -121,7 +114,7 @@ const migrations: readonly Migration[] = [
  * The DDL of a server whose lower() folds case through `fold` (ICU, or a table of code
  * points: see postgres-dialect.ts); `warn` says once that search runs unindexed.
  */
-export function postgresSchema(fold: (text: string) => string, warn: (message: string) => void): SchemaDdl {
+export function postgresTables(fold: (text: string) => string, warn: (message: string) => void): TableDdl {
   return {
     migrations,
     syncCollections: (collections, searchIndex) => syncCollections(collections, searchIndex, fold, warn),

@@ -1,18 +1,18 @@
 /**
- * The schemas Fastify validates a record route's request parts with (and documents): the
+ * The shapes Fastify validates a record route's request parts with (and documents): the
  * id of an item path and the query of a list.
  */
 import { type Static, Type } from 'typebox';
 import { MAX_FIELDS, MAX_SORT_KEYS } from '../../../records/list-query.js';
 
 /** The id in an item path. A string here: anything but a positive integer is a 404, not a 400. */
-export const IdParamsSchema = Type.Object({
+export const IdParamsShape = Type.Object({
   id: Type.String({ description: 'The record id, a positive integer.', examples: ['1'] }),
 });
-export type IdParams = Static<typeof IdParamsSchema>;
+export type IdParams = Static<typeof IdParamsShape>;
 
 /** References whose records to embed, under `expand` (src/records/expand.ts): `names` are the collection's own. */
-function expandSchema(names: readonly string[]) {
+function expandShape(names: readonly string[]) {
   const which =
     names.length === 0
       ? 'This collection has no references.'
@@ -23,8 +23,8 @@ function expandSchema(names: readonly string[]) {
 }
 
 /** The query of one record's read, for a collection whose references are `names`. */
-export function readQuerySchema(names: readonly string[]) {
-  return Type.Object({ expand: Type.Optional(expandSchema(names)) });
+export function readQueryShape(names: readonly string[]) {
+  return Type.Object({ expand: Type.Optional(expandShape(names)) });
 }
 export type ReadQuery = { expand?: string };
 
@@ -32,7 +32,7 @@ export type ReadQuery = { expand?: string };
  * The query of a list. Besides the reserved names below, every parameter is a filter,
  * `field=value` or `field[op]=value`, read by src/records/list-query.ts.
  */
-export function listQuerySchema(names: readonly string[]) {
+export function listQueryShape(names: readonly string[]) {
   return Type.Object(
     {
       // Optional, with its default (applied by the validator): a client need not send it.
@@ -50,7 +50,7 @@ export function listQuerySchema(names: readonly string[]) {
       fields: Type.Optional(
         Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
       ),
-      expand: Type.Optional(expandSchema(names)),
+      expand: Type.Optional(expandShape(names)),
     },
     {
       additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
@@ -62,7 +62,7 @@ export function listQuerySchema(names: readonly string[]) {
 }
 
 /** The query of a change feed: where to resume, and the list's filters. */
-export const EventsQuerySchema = Type.Object(
+export const EventsQueryShape = Type.Object(
   {
     since: Type.Optional(
       Type.String({

@@ -1,5 +1,5 @@
 /**
- * The documented schemas of each collection's records, derived from the schema the
+ * The documented components of each collection's records, derived from the schema the
  * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
 import { Type } from 'typebox';
@@ -25,20 +25,20 @@ export interface JsonSchema {
   description?: string;
 }
 
-/** The names a collection's record schemas are documented under, in `#/components/schemas`. */
-export function recordSchemaNames({ singular }: Pick<Collection, 'singular'>) {
+/** The names a collection's record components are documented under, in `#/components/schemas`. */
+export function componentNames({ singular }: Pick<Collection, 'singular'>) {
   const name = `${singular.charAt(0).toUpperCase()}${singular.slice(1)}`;
   return { record: name, fields: `${name}Fields`, patch: `${name}Patch`, projection: `${name}Projection` };
 }
 
 /**
- * The documented schemas of one collection, derived from the schema it validates with (the
+ * The documented components of one collection, derived from the schema it validates with (the
  * operator's; without one, any object): `User` (a record as served), `UserFields` (a create
  * body), `UserPatch` (a modify body, a JSON Merge Patch) and `UserProjection` (a record in a
  * page that `fields=` cut down).
  */
-export function recordSchemas(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
-  const names = recordSchemaNames(collection);
+export function recordComponents(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
+  const names = componentNames(collection);
   const document = collection.schema?.document;
   const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
   const record = withSystemFields(fields);

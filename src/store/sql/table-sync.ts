@@ -1,5 +1,5 @@
 /**
- * The schema on start, for every database, in one transaction under the migration lock:
+ * The tables on start, for every database, in one transaction under the migration lock:
  * restock's own tables migrated, then the collections' tables made, then their indexes,
  * unique indexes and references brought in line with the configuration. Tables follow the collections, as
  * indexes do: a collection added to an existing database gets its table on the next start.
@@ -7,7 +7,7 @@
 import type { IndexedField, Reference, UniqueField } from '../store.js';
 import { createChangeCounters } from './change-log-sql.js';
 import type { SqlDialect } from './dialect.js';
-import type { SchemaDdl } from './driver.js';
+import type { TableDdl } from './driver.js';
 import { createIndexStatements, indexName, refuseOversizedValues } from './index-sql.js';
 import { type Program, sql, statement } from './program.js';
 import { syncReferences } from './reference-sync.js';
@@ -22,7 +22,7 @@ import {
   uniqueIndexName,
 } from './unique-sql.js';
 
-export interface SchemaTarget {
+export interface TableTarget {
   collections: readonly string[];
   indexes: readonly IndexedField[];
   unique: readonly UniqueField[];
@@ -33,11 +33,11 @@ export interface SchemaTarget {
   maxIndexedValueBytes: number;
 }
 
-/** Brings the schema in line with `target`; returns the migrations applied. */
-export function* syncSchema(
+/** Brings the tables in line with `target`; returns the migrations applied. */
+export function* syncTables(
   dialect: SqlDialect,
-  ddl: SchemaDdl,
-  target: SchemaTarget,
+  ddl: TableDdl,
+  target: TableTarget,
   isUniqueFailure: (error: unknown) => boolean,
 ): Program<number[]> {
   const applied = yield* migrate(dialect, ddl, target.collections);
@@ -56,7 +56,7 @@ export function* syncSchema(
 }
 
 /** Applies each migration not yet recorded in `schema_migrations`, in order. */
-function* migrate(dialect: SqlDialect, ddl: SchemaDdl, collections: readonly string[]): Program<number[]> {
+function* migrate(dialect: SqlDialect, ddl: TableDdl, collections: readonly string[]): Program<number[]> {
   yield sql(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,
@@ -84,8 +84,8 @@ function* migrate(dialect: SqlDialect, ddl: SchemaDdl, collections: readonly str
  */
 function* syncUniqueIndexes(
   dialect: SqlDialect,
-  ddl: SchemaDdl,
-  { collections, unique }: SchemaTarget,
+  ddl: TableDdl,
+  { collections, unique }: TableTarget,
   isUniqueFailure: (error: unknown) => boolean,
 ): Program<void> {
   const existing = (yield ddl.listIndexes(collections)).rows.map((row) => ({

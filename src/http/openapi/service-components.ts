@@ -1,9 +1,9 @@
-/** Schemas of the service routes: the index, probes and problem type descriptions. */
+/** Components of the service routes: the index, probes and problem type descriptions. */
 import { Type } from 'typebox';
 
 const Link = (description: string) => Type.String({ description });
 
-export const IndexSchema = Type.Object(
+export const IndexComponent = Type.Object(
   {
     name: Type.String(),
     collections: Type.Record(
@@ -35,14 +35,14 @@ export const IndexSchema = Type.Object(
   { description: 'Links to everything the service offers.' },
 );
 
-export const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+export const HealthComponent = Type.Object({ status: Type.Literal('ok') });
 
-export const ReadySchema = Type.Object({
+export const ReadyComponent = Type.Object({
   status: Type.Literal('ready'),
   store: Type.String({ description: 'The kind of database: sqlite or postgres.' }),
 });
 
-export const ProblemTypeSchema = Type.Object({
+export const ProblemTypeComponent = Type.Object({
   type: Type.String(),
   status: Type.Integer(),
   title: Type.String(),

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 
 /** The name the problem schema is documented under, in `#/components/schemas`. */
-export const PROBLEM_SCHEMA_ID = 'Problem';
+export const PROBLEM_COMPONENT_ID = 'Problem';
 
 /** RFC 9457 problem details, as every error response carries them. */
-export const ProblemSchema = Type.Object(
+export const ProblemComponent = Type.Object(
   {
     type: Type.String({ description: 'A URI reference naming the kind of problem; GET it for a description.' }),
     title: Type.String(),

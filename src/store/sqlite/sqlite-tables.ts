@@ -1,12 +1,11 @@
 /**
  * SQLite's DDL: restock's own tables, by migration, and what each collection's table needs,
- * made on every start when missing (see ../sql/schema-sync.ts, which runs both).
+ * made on every start when missing (see ../sql/table-sync.ts, which runs both).
  */
 
-import { createChangeTables } from '../sql/change-log-sql.js';
-import type { Migration, SchemaDdl } from '../sql/driver.js';
+import type { Migration, TableDdl } from '../sql/driver.js';
 import { type Program, sql } from '../sql/program.js';
-import { createReferenceTables } from '../sql/reference-sql.js';
+import { sharedMigrations } from '../sql/shared-migrations.js';
 import { MAX_ID } from '../store.js';
 import { syncChangeTriggers } from './change-triggers.js';
 import { dropSearchIndex, syncSearchIndex } from './search-index.js';
@@ -32,6 +31,8 @@ function collectionTableSql(table: string): string {
       updated_at TEXT    NOT NULL
     ) STRICT`;
 }
+
+const shared = sharedMigrations('INTEGER');
 
 const migrations: readonly Migration[] = [
   {
@@ -72,16 +73,8 @@ const migrations: readonly Migration[] = [
       yield sql('CREATE INDEX idempotency_keys_by_record ON idempotency_keys (collection, record_id)');
     },
   },
-  {
-    version: 4,
-    name: 'record references',
-    up: () => createReferenceTables('INTEGER'),
-  },
-  {
-    version: 5,
-    name: 'change log',
-    up: () => createChangeTables('INTEGER'),
-  },
+  { version: 4, ...shared.references },
+  { version: 5, ...shared.changeLog },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */
@@ -105,7 +98,7 @@ function* syncCollections(collections: readonly string[], searchIndex: boolean):
   }
 }
 
-export const sqliteSchema: SchemaDdl = {
+export const sqliteTables: TableDdl = {
   migrations,
   syncCollections,
   listIndexes: (collections) => ({

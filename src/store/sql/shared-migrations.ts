@@ -1,0 +1,19 @@
+/**
+ * The migrations every engine runs, each written once over the engine's id type. An engine
+ * places them in its own sequence (sqlite-tables.ts, postgres-tables.ts) under the version
+ * numbers its databases in the field already record, which differ because each engine had
+ * migrations of its own before them.
+ */
+import { createChangeTables } from './change-log-sql.js';
+import type { Migration } from './driver.js';
+import { createReferenceTables } from './reference-sql.js';
+
+export type SharedMigration = Omit<Migration, 'version'>;
+
+/** The shared migrations in the order every engine applies them. */
+export function sharedMigrations(idType: string): { references: SharedMigration; changeLog: SharedMigration } {
+  return {
+    references: { name: 'record references', up: () => createReferenceTables(idType) },
+    changeLog: { name: 'change log', up: () => createChangeTables(idType) },
+  };
+}
