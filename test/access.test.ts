@@ -66,14 +66,14 @@ const PUBLIC_PATHS: ReadonlyMap<string, 'every method' | 'GET and HEAD'> = new M
  * unknown path, which hold no records.
  */
 function matrixLanes(): string[][] {
-  const lanes = DEFAULT_COLLECTIONS.map((resource) => {
-    const canonical = collectionPaths(resource);
+  const lanes = DEFAULT_COLLECTIONS.map((collection) => {
+    const canonical = collectionPaths(collection);
     return [
       canonical.collection,
       canonical.create,
       canonical.item(1),
-      `/${resource.plural}/1/`,
-      `/${resource.singular}/2`,
+      `/${collection.plural}/1/`,
+      `/${collection.singular}/2`,
     ];
   });
   return [...lanes, [...PUBLIC_PATHS.keys(), '/metrics', '/nowhere/']];

@@ -148,14 +148,14 @@ for (const kind of STORE_KINDS) {
     });
 
     it('documents each operation: parameters, bodies, success and every error as a problem', () => {
-      for (const resource of DEFAULT_COLLECTIONS) {
-        const Name = capitalized(resource.singular);
-        const item = doc.paths[`/${resource.singular}/{id}/`] ?? {};
+      for (const collection of DEFAULT_COLLECTIONS) {
+        const Name = capitalized(collection.singular);
+        const item = doc.paths[`/${collection.singular}/{id}/`] ?? {};
         const operations: [string, Operation | undefined, string[]][] = [
-          ['list', doc.paths[`/${resource.plural}/`]?.get, ['200', '400', '405', '429', '500', '503']],
+          ['list', doc.paths[`/${collection.plural}/`]?.get, ['200', '400', '405', '429', '500', '503']],
           [
             'create',
-            doc.paths[`/${resource.singular}/`]?.post,
+            doc.paths[`/${collection.singular}/`]?.post,
             ['201', '400', '405', '409', '410', '413', '415', '422', '429', '500', '503', '507'],
           ],
           // GET may carry PUT, PATCH and DELETE here (METHOD_OVERRIDE's default): their answers too.
@@ -165,19 +165,19 @@ for (const kind of STORE_KINDS) {
           ['delete', item.delete, ['200', '204', '400', '404', '405', '412', '429', '500', '503']],
         ];
         for (const [name, operation, statuses] of operations) {
-          assert.ok(operation, `${resource.plural} ${name}`);
-          assert.deepEqual(Object.keys(operation.responses).sort(), statuses.sort(), `${resource.plural} ${name}`);
-          assert.deepEqual(operation.tags, [resource.plural]);
+          assert.ok(operation, `${collection.plural} ${name}`);
+          assert.deepEqual(Object.keys(operation.responses).sort(), statuses.sort(), `${collection.plural} ${name}`);
+          assert.deepEqual(operation.tags, [collection.plural]);
           // The override headers are referenced, once each, never written out inline.
           const parameters = operation.parameters ?? [];
           const inline = parameters.filter((p) => p.in === 'header').map((p) => p.name?.toLowerCase());
           const refs = parameters.map((p) => p.$ref).filter(Boolean);
           for (const [header, component] of OVERRIDE_COMPONENTS) {
-            assert.ok(!inline.includes(header.toLowerCase()), `${resource.plural} ${name} inlines ${header}`);
+            assert.ok(!inline.includes(header.toLowerCase()), `${collection.plural} ${name} inlines ${header}`);
             assert.equal(
               refs.filter((r) => r === `#/components/parameters/${component}`).length,
               1,
-              `${resource.plural} ${name} references ${header}`,
+              `${collection.plural} ${name} references ${header}`,
             );
             assert.equal(doc.components.parameters[component]?.name, header);
             assert.equal(doc.components.parameters[component]?.required, false);
@@ -194,13 +194,13 @@ for (const kind of STORE_KINDS) {
             assert.equal(
               response.content?.['application/problem+json']?.schema.$ref,
               '#/components/schemas/Problem',
-              `${resource.plural} ${name} ${status}`,
+              `${collection.plural} ${name} ${status}`,
             );
           }
           assert.deepEqual(Object.keys(operation.responses['405']?.headers ?? {}), ['Allow']);
         }
         const ref = (schema: { $ref?: string } | undefined) => schema?.$ref?.replace('#/components/schemas/', '');
-        const created = doc.paths[`/${resource.singular}/`]?.post;
+        const created = doc.paths[`/${collection.singular}/`]?.post;
         // One record, or an array of them (a bulk create): each form by its component.
         type OneOrMany = { anyOf?: { $ref?: string; items?: { $ref?: string }; maxItems?: number }[] };
         const answered = created?.responses['201']?.content?.['application/json']?.schema as OneOrMany;
@@ -222,7 +222,7 @@ for (const kind of STORE_KINDS) {
         assert.ok(item.get?.parameters?.some((p) => p.in === 'path' && p.name === 'id'));
         assert.ok(item.get?.parameters?.some((p) => p.in === 'header' && p.name === 'If-None-Match'));
         assert.ok(item.delete?.parameters?.some((p) => p.in === 'header' && p.name === 'Prefer'));
-        const list = doc.paths[`/${resource.plural}/`]?.get;
+        const list = doc.paths[`/${collection.plural}/`]?.get;
         const query = list?.parameters?.filter((p) => p.in === 'query').map((p) => p.name) ?? [];
         for (const name of ['limit', 'cursor', 'sort', 'q']) assert.ok(query.includes(name), `list documents ${name}`);
         // A page cut down by fields= holds records without their other fields.
@@ -235,9 +235,9 @@ for (const kind of STORE_KINDS) {
 
     it('documents each tunnelled form as an operation of its own, its header required', () => {
       const components = doc.components.parameters;
-      for (const resource of DEFAULT_COLLECTIONS) {
-        const Name = capitalized(resource.singular);
-        const tunnel = doc.paths[`/${resource.singular}/{id}/`]?.post;
+      for (const collection of DEFAULT_COLLECTIONS) {
+        const Name = capitalized(collection.singular);
+        const tunnel = doc.paths[`/${collection.singular}/{id}/`]?.post;
         assert.equal(tunnel?.operationId, `tunnel${Name}`);
         const header = tunnel?.parameters?.find((p) => p.$ref?.includes('HttpXHttpMethodFor'))?.$ref;
         assert.equal(header, '#/components/parameters/HttpXHttpMethodForGetPutPatchDelete');
@@ -272,12 +272,12 @@ for (const kind of STORE_KINDS) {
           assert.ok(names.includes(name), name);
         }
         // GET carrying POST creates: the create path's GET form, which requires the header.
-        const createByGet = doc.paths[`/${resource.singular}/`]?.get;
+        const createByGet = doc.paths[`/${collection.singular}/`]?.get;
         assert.equal(createByGet?.operationId, `create${Name}Tunnelled`);
         assert.ok(createByGet?.parameters?.some((p) => p.$ref === '#/components/parameters/HttpXHttpMethodForPost'));
         assert.deepEqual(components.HttpXHttpMethodForPost?.schema.enum, ['POST']);
         assert.ok(createByGet?.responses['201']);
-        const listByPost = doc.paths[`/${resource.plural}/`]?.post;
+        const listByPost = doc.paths[`/${collection.plural}/`]?.post;
         assert.ok(listByPost?.parameters?.some((p) => p.$ref === '#/components/parameters/HttpXHttpMethodForGet'));
         assert.ok(listByPost?.parameters?.some((p) => p.name === 'limit' && p.required === false));
       }
@@ -458,14 +458,14 @@ describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
 
   it('post: the POST forms, no GET form, and GET operations that only read', () => {
     const { doc } = post;
-    for (const resource of DEFAULT_COLLECTIONS) {
+    for (const collection of DEFAULT_COLLECTIONS) {
       assert.equal(
-        doc.paths[`/${resource.singular}/{id}/`]?.post?.operationId,
-        `tunnel${capitalized(resource.singular)}`,
+        doc.paths[`/${collection.singular}/{id}/`]?.post?.operationId,
+        `tunnel${capitalized(collection.singular)}`,
       );
-      assert.ok(doc.paths[`/${resource.plural}/`]?.post);
-      assert.equal(doc.paths[`/${resource.singular}/`]?.get, undefined, 'no create through GET');
-      const read = doc.paths[`/${resource.singular}/{id}/`]?.get;
+      assert.ok(doc.paths[`/${collection.plural}/`]?.post);
+      assert.equal(doc.paths[`/${collection.singular}/`]?.get, undefined, 'no create through GET');
+      const read = doc.paths[`/${collection.singular}/{id}/`]?.get;
       assert.deepEqual(Object.keys(read?.responses ?? {}), ['200', '304', '400', '404', '405', '429', '500', '503']);
       assert.equal(read?.requestBody, undefined);
     }
@@ -474,10 +474,10 @@ describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
 
   it('off: no tunnelled form at all', () => {
     const { doc } = off;
-    for (const resource of DEFAULT_COLLECTIONS) {
-      assert.equal(doc.paths[`/${resource.singular}/{id}/`]?.post, undefined);
-      assert.equal(doc.paths[`/${resource.plural}/`]?.post, undefined);
-      assert.equal(doc.paths[`/${resource.singular}/`]?.get, undefined);
+    for (const collection of DEFAULT_COLLECTIONS) {
+      assert.equal(doc.paths[`/${collection.singular}/{id}/`]?.post, undefined);
+      assert.equal(doc.paths[`/${collection.plural}/`]?.post, undefined);
+      assert.equal(doc.paths[`/${collection.singular}/`]?.get, undefined);
     }
     assert.doesNotMatch(doc.info.description, /tunnel/);
     assert.ok(!Object.keys(doc.components.parameters).some((name) => name.includes('For')));

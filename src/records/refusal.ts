@@ -1,7 +1,7 @@
 /**
  * What the records floor refuses, as typed errors: a kind, a sentence for the client and
  * the failed checks. The HTTP layer answers each as the problem document of the same kind
- * (src/http/problem.ts); a command reports it as a line. Nothing here knows of HTTP.
+ * (src/http/problem.ts), whose status and title it owns. Nothing here knows of HTTP.
  */
 
 /** Every way a request on records can be refused here; each is also a problem type the API documents. */
