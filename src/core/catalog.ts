@@ -85,7 +85,7 @@ type Draft = Omit<Collection, 'referrers'>;
 /** A declaration's collection, but for what only the whole catalog knows. */
 function draftOf(declaration: CollectionDeclaration): Draft {
   const { plural, schema } = declaration;
-  const source = schema?.file ?? declaration.source ?? plural;
+  const source = schema?.file ?? plural;
   const singular = declaration.singular ?? (plural.endsWith('s') ? plural.slice(0, -1) : '');
   if (singular === '') {
     throw new ConfigError(`SCHEMAS: ${source} must name its singular ("x-singular"): "${plural}" does not end in s`);

@@ -44,7 +44,6 @@ export interface CollectionDeclaration {
   readonly singular?: string;
   readonly description?: string;
   readonly example?: Readonly<Record<string, unknown>>;
-  readonly source?: string;
   readonly schema?: CollectionSchema;
   /** Dotted fields to index, beyond the schema's own (`x-index`). */
   readonly indexes?: readonly string[];

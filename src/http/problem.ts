@@ -24,9 +24,6 @@ export { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
 /** Where the description of each problem type is served. */
 export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;
 
-/** One failed check inside a request body or query, as a JSON Pointer and a message. */
-export type ProblemFieldError = FieldError;
-
 /** An error that is meant for the client: thrown anywhere, answered as a problem document. */
 export class HttpProblem extends Error {
   readonly status: number;
@@ -35,7 +32,7 @@ export class HttpProblem extends Error {
     readonly kind: ProblemKind,
     readonly detail: string,
     readonly extras: {
-      errors?: ProblemFieldError[];
+      errors?: FieldError[];
       headers?: Record<string, string>;
       cause?: unknown;
       /** Records that refer to the one a delete was refused for. */
