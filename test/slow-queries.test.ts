@@ -128,6 +128,26 @@ for (const kind of STORE_KINDS) {
       }
     });
 
+    it('caps a scan but never an indexed filtered page: one client may send any number of those at once', async () => {
+      const { server, close } = await seeded(kind, { MAX_COSTLY_QUERIES: '4', MAX_COSTLY_QUERIES_PER_CLIENT: '2' });
+      try {
+        // Products' price is indexed: a range of it, in its order, is read from the index and
+        // stops at the limit. A filter on name, which no index holds, reads every product.
+        const indexed = '/products/?price[gte]=10&price[lte]=20&sort=price&limit=100';
+        const scans = [1, 2, 3].map((n) => timed(server, `/products/?name=nothing&n=${n}`, []));
+        const pages = await Promise.all(Array.from({ length: 20 }, () => timed(server, indexed, [])));
+        assert.deepEqual(new Set(pages.map((page) => page.status)), new Set([200]));
+        const scanned = await Promise.all(scans);
+        assert.deepEqual(
+          scanned.map((answer) => answer.status).sort(),
+          [200, 200, 429],
+          'the third scan at once is refused',
+        );
+      } finally {
+        await close();
+      }
+    });
+
     it('refuses a client its third costly query at once (429), and any past the total (503)', async () => {
       const { server, close } = await seeded(kind, { MAX_COSTLY_QUERIES: '3', MAX_COSTLY_QUERIES_PER_CLIENT: '2' });
       try {

@@ -178,7 +178,7 @@ export const SETTINGS = {
     default: '4',
     parse: integer(0, 10_000),
     group: 'server',
-    help: 'costly list queries (filters, `q=`, sorts without an index, counts) running at once in this process; `0`: no cap',
+    help: 'costly list queries (whose plan reads rows they do not return: scans, `q=`, sorts without an index, counts) running at once in this process; `0`: no cap',
   },
   maxCostlyQueriesPerClient: {
     default: '2',

@@ -14,6 +14,11 @@
 export type JsonScalar = string | number | boolean | null;
 
 interface OperatorRules {
+  /**
+   * Whether an index on the field finds exactly its matches, as one range of the index: a
+   * list filtered by it alone, on an indexed field, reads no row it does not return.
+   */
+  seeks?: true;
   /** Why null cannot be its value, if it cannot. */
   refusesNull?: string;
   /** Why it cannot apply to ids (numbers), if it cannot. */
@@ -36,12 +41,13 @@ const NO_ORDER = 'null has no order; use field=null or field[ne]=null';
 /** Ordered comparisons, by the sign of `value` against `wanted`. */
 const ordered = (test: (comparison: number) => boolean): FilterOperator => ({
   reads: 'scalar',
+  seeks: true,
   refusesNull: NO_ORDER,
   holds: (value, wanted) => order(value, wanted, test),
 });
 
 export const FILTER_OPERATORS = {
-  eq: { reads: 'scalar', holds: (value, wanted) => same(value, wanted) },
+  eq: { reads: 'scalar', seeks: true, holds: (value, wanted) => same(value, wanted) },
   ne: { reads: 'scalar', holds: (value, wanted) => !same(value, wanted) },
   lt: ordered((c) => c < 0),
   lte: ordered((c) => c <= 0),

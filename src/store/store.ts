@@ -53,10 +53,11 @@ export interface IdempotentCreate {
 export interface Records {
   list(query: ListQuery): Promise<ListedRecord[]>;
   /**
-   * Whether listing `query` may read far more rows than it returns (a filter, a search, a
-   * sort without an index: see sql/query-cost.ts). Counts are always costly.
+   * Whether listing `query` reads rows it does not return, as the database's planner says
+   * (a scan, a sort without an index, a filter no index answers, a search, an offset: see
+   * sql/query-plan.ts). Counts are always costly.
    */
-  isCostly(query: ListQuery): boolean;
+  isCostly(query: ListQuery): Promise<boolean>;
   /** How many records the query's filters and search match (its paging aside). */
   count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;

@@ -7,6 +7,7 @@
 import { type foldCase, foldTable } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect } from '../sql/dialect.js';
 import type { SqlAdapter } from '../sql/engine.js';
+import { postgresReadsPastPage } from './postgres-plan.js';
 import { SEARCH_TEXT_FUNCTION } from './postgres-tables.js';
 
 const typeOf = (p: string) => `jsonb_typeof(data #> ${p})`;
@@ -65,6 +66,8 @@ export const postgresAdapter: SqlAdapter = {
   seeksRowValues: true,
   // A pooled query hands over every row at once: the page's SQL stops at the budget.
   stopsAtBytes: false,
+  // Its plan says what an index leaves to a filter: the walk needs no other answer.
+  readsPastPage: (plan) => postgresReadsPastPage(plan),
 };
 
 export const ICU_ROOT_COLLATION = 'und-x-icu';

@@ -11,6 +11,7 @@ import { startChangeSequencer } from './change-sequencer.js';
 import { listenForChanges } from './notifications.js';
 import { ICU_ROOT_COLLATION } from './postgres-dialect.js';
 import { isUnavailable, postgresFault } from './postgres-faults.js';
+import { PLAN_SETTINGS } from './postgres-plan.js';
 
 /** int8 (ids) as a JS number: ids stay below 2^53, and the API shows them as numbers. */
 const INT8_OID = 20;
@@ -88,6 +89,11 @@ export async function openPostgresDriver(
       },
     ],
     read: (statement) => query(pool, statement),
+    plan: (statement) =>
+      inTransaction(pool, async (client) => {
+        for (const setting of PLAN_SETTINGS) await client.query(setting);
+        return query(client, { text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values: statement.values });
+      }),
     readChanges: (statement) => query(feedPool, statement),
     write: (statement) => thenNumber(query(pool, statement)),
     transaction: (work) =>

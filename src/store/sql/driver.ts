@@ -15,10 +15,16 @@ export interface SqlDriver {
   /** Gauges for `/metrics` (pool, threads, batches). */
   readonly gauges: readonly StoreGauge[];
   /**
-   * Runs a read. A `costly` one (a scan, a sort without an index: sql/query-cost.ts) may
-   * take long, and must never hold the event loop while it does.
+   * Runs a read. A `costly` one (its plan reads rows it does not return: sql/query-plan.ts)
+   * may take long, and must never hold the event loop while it does.
    */
   read(statement: Sql, costly: boolean, maxBytes?: number): Promise<Result>;
+  /**
+   * The planner's account of a read, as rows, without running it. It says what the indexes
+   * can do: where the planner would scan a table only because the table is small, the
+   * driver turns that choice off for the question.
+   */
+  plan(statement: Sql): Promise<Result>;
   /**
    * Runs the change feeds' read of what just committed, on connections of their own where
    * the driver pools them, so that it never waits behind requests; without it, `read`.

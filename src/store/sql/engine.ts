@@ -9,6 +9,19 @@
 import type { StoreOptions } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlDriver, TableDdl } from './driver.js';
+import type { Result } from './program.js';
+
+/** The walk of a table's primary key, as {@link Serves} names it. */
+export const PRIMARY_KEY = Symbol('primary key');
+
+/**
+ * Whether a range of `index` (an index's name, or the primary key; null: a walk of no
+ * range, which only a query without conditions reads no further than it returns) answers
+ * every condition of a list query itself, leaving no row to a filter. An engine's plan
+ * reader asks it where its planner does not say: SQLite's names the index it searches,
+ * not what it leaves over.
+ */
+export type Serves = (index: string | typeof PRIMARY_KEY | null) => boolean;
 
 export interface SqlAdapter {
   /**
@@ -22,6 +35,11 @@ export interface SqlAdapter {
    * stop into the SQL, which costs the database a second pass over the page.
    */
   readonly stopsAtBytes: boolean;
+  /**
+   * Whether a list's plan (the rows of the driver's `plan`) reads rows the page does not
+   * return; `serves` answers for an index the plan walks when the plan does not say.
+   */
+  readsPastPage(plan: Result['rows'], serves: Serves): boolean;
 }
 
 export interface SqlEngine {

@@ -22,7 +22,7 @@ import type { SqlEngine } from './engine.js';
 import { indexedIn } from './index-sql.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
 import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
-import { isCostly } from './query-cost.js';
+import { planVerdicts } from './query-plan.js';
 import { collectionSql, recordColumns } from './record-sql.js';
 import { holdTargets, link, unlink } from './reference-sql.js';
 import { completeClaim } from './sql-idempotency.js';
@@ -60,6 +60,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
   const sql = collectionSql(dialect, table);
   const columns = recordColumns(dialect);
   const isIndexed = indexedIn(collection);
+  const isCostly = planVerdicts(engine, table, isIndexed);
   const { references } = collection;
   // Collections without references write in one statement; with them, in a transaction
   // that also holds the records named and keeps record_refs (./reference-sql.ts).
@@ -96,10 +97,11 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
         columns,
         adapter.stopsAtBytes ? { ...query, maxBytes: undefined } : query,
       );
-      const { rows } = await guard(driver.read(page, isCostly(query, isIndexed), maxBytes));
+      const costly = await guard(isCostly(query));
+      const { rows } = await guard(driver.read(page, costly, maxBytes));
       return rows.map((row) => listedRecord(row, page.positionColumns));
     },
-    isCostly: (query) => isCostly(query, isIndexed),
+    isCostly: (query) => guard(isCostly(query)),
     async count(query) {
       const { rows } = await guard(driver.read(selectCount(dialect, isIndexed, table, query), true));
       return Number(rows[0]?.n ?? 0);

@@ -7,6 +7,7 @@ import { FOLD_CASE_FUNCTION } from '../sql/case-fold.js';
 import { SEARCH_INDEX_MIN_LENGTH, type SqlDialect, searchIndexName } from '../sql/dialect.js';
 import type { SqlAdapter } from '../sql/engine.js';
 import { trigramQuery } from './search-index.js';
+import { sqliteReadsPastPage } from './sqlite-plan.js';
 
 const RANK_OF_TYPE =
   "WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'true' THEN 3 WHEN 'false' THEN 3 " +
@@ -84,4 +85,5 @@ export const sqliteAdapter: SqlAdapter = {
   seeksRowValues: false,
   // better-sqlite3 hands rows over one at a time: the read stops at the page's byte budget.
   stopsAtBytes: true,
+  readsPastPage: sqliteReadsPastPage,
 };

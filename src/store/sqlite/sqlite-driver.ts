@@ -7,7 +7,7 @@
  * promises resolves.
  */
 import type { SqlDriver } from '../sql/driver.js';
-import { runProgram, sql } from '../sql/program.js';
+import { type Row, runProgram, sql } from '../sql/program.js';
 import type { StoreOptions } from '../store.js';
 import { BUSY_TIMEOUT_MS, named, openDatabase, runLocked, statementRunner } from './connection.js';
 import { GroupCommit } from './group-commit.js';
@@ -35,6 +35,7 @@ export function openSqliteDriver(
       ? undefined
       : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: lockTimeoutMs });
   const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const readSchema = db.prepare('SELECT 1 FROM sqlite_master LIMIT 1');
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
     name: 'sqlite',
@@ -70,6 +71,14 @@ export function openSqliteDriver(
     async read(statement, costly, maxBytes) {
       if (!costly || !reads) return run(statement, maxBytes);
       const rows = await reads.run(statement.text, named(statement.values), maxBytes);
+      return { rows, changes: 0 };
+    },
+    // Asking the planner is cheap: it runs on the event loop's connection. An EXPLAIN reads
+    // no table, so it would describe indexes another connection has dropped since: a read of
+    // the schema table first brings the connection's schema up to date.
+    async plan({ text, values }) {
+      readSchema.get();
+      const rows = db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(named(values)) as Row[];
       return { rows, changes: 0 };
     },
     write: (statement) => commits.run(() => run(statement)),

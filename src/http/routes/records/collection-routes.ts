@@ -141,7 +141,7 @@ function operations(collection: Collection, options: CollectionRoutesOptions) {
           counted ? records.count(query) : undefined,
         ]);
       const [page, total] =
-        counted || records.isCostly(query)
+        counted || (await records.isCostly(query))
           ? await options.costlyQueries.run(rateLimitKey(request), read)
           : await read();
       await expandPage(page, expansions, options.expandSource, options.maxPageBytes);
