@@ -5,12 +5,14 @@
  * (so one commit and one fsync) per write request. Records are answered the way a plain
  * server would: the stored JSON parsed, the system fields added, and JSON.stringify.
  *
- * It serves only what the scenarios ask for (read, list, create, merge, delete, and PUT
- * tunnelled in a POST); it is a yardstick, not a second implementation of the SPEC.
+ * It serves only what the scenarios ask for (read, list with filters and a sort, create,
+ * merge, delete, and PUT tunnelled in a POST); it is a yardstick, not a second
+ * implementation of the SPEC.
  *
  * Usage: node --import tsx bench/baseline-server.ts <database path> <port>
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Condition, FieldRef, FilterOp, ListQuery } from '../src/store/list-query-model.js';
 import { mergedFields } from '../src/store/merge-patch.js';
 import { indexedIn } from '../src/store/sql/index-sql.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
@@ -36,14 +38,32 @@ const first = (statement: Parameters<typeof run>[0]) => run(statement).rows[0] a
 function prepare(table: string) {
   const isIndexed = indexedIn(CATALOG.get(table));
   const columns = recordColumns(sqliteDialect);
-  // The statement restock's list query builder makes for the first page in id order.
-  const page = (limit: number) =>
-    selectPage({ dialect: sqliteDialect, adapter: sqliteAdapter }, isIndexed, table, columns, {
-      where: [],
-      sort: [],
-      limit,
-    });
+  // The statement restock's list query builder makes for the first page of a query.
+  const page = (query: ListQuery) =>
+    selectPage({ dialect: sqliteDialect, adapter: sqliteAdapter }, isIndexed, table, columns, query);
   return { ...collectionSql(sqliteDialect, table), page };
+}
+
+/**
+ * A page's query string read as plainly as it can be: `limit`, `sort=a,-b` and filters
+ * `field=value` or `field[op]=value` on top-level fields, a value that reads as a number
+ * being one. No checks: the bench sends only what restock accepts.
+ */
+function listQuery(search: string): ListQuery {
+  const params = new URLSearchParams(search);
+  const field = (name: string): FieldRef => (name === 'id' ? 'id' : { path: [name] });
+  const where: Condition[] = [];
+  for (const [key, raw] of params) {
+    const [, name = key, op = 'eq'] = /^([^[]+)\[(\w+)\]$/.exec(key) ?? [];
+    if (key === 'limit' || key === 'sort') continue;
+    const value = raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    where.push({ field: field(name), op: op as FilterOp, value });
+  }
+  const sort = (params.get('sort') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((name) => ({ field: field(name.replace(/^-/, '')), descending: name.startsWith('-') }));
+  return { where, sort, limit: Number(params.get('limit') ?? 100) };
 }
 
 const collections: Record<string, { plural: string; statements: ReturnType<typeof prepare> }> = {
@@ -89,12 +109,18 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
 
   const list = byPlural[name];
   if (list && !rawId && method === 'GET') {
-    const limit = Number(new URLSearchParams(query).get('limit') ?? 100);
-    const rows = run(list.statements.page(limit)).rows as unknown as Row[];
+    const { limit, ...filters } = listQuery(query);
+    // One record more than the page, as restock reads it, to know whether a next page exists.
+    const rows = run(list.statements.page({ ...filters, limit: limit + 1 })).rows as unknown as Row[];
     const page = rows.slice(0, limit);
     const headers: Record<string, string> = {};
-    const last = page[page.length - 1];
-    if (rows.length > limit && last) headers.link = `</${name}/?limit=${limit}&after=${last.id}>; rel="next"`;
+    // The next page from the last record's position (p0, p1, …: the sort's values, id last).
+    const last = page[page.length - 1] as (Row & Record<string, unknown>) | undefined;
+    if (rows.length > limit && last) {
+      const position = Object.keys(last).filter((column) => /^p\d+$/.test(column));
+      const cursor = Buffer.from(JSON.stringify(position.map((column) => last[column]))).toString('base64url');
+      headers.link = `</${name}/?${query ? `${query}&` : ''}cursor=${cursor}>; rel="next"`;
+    }
     return send(res, 200, JSON.stringify(page.map(toRecord)), headers);
   }
   const one = collections[name];

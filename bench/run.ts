@@ -1,16 +1,34 @@
 /**
- * `npm run bench`: restock against the plain node:http baseline, side by side, over
- * loopback. See bench/README.md for what it measures and how to read the output.
+ * `npm run bench`: restock against the plain node:http baseline (and with `--peers` an
+ * Express app and json-server), side by side, over loopback. See bench/README.md for what it
+ * measures and how to read the output.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { median } from './median.js';
-import { PEAK_RSS_TARGET_MB, SCENARIOS, type Scenario, TUNNEL_TARGET } from './scenarios.js';
-import { seedDatabase } from './seed.js';
-import { type BenchServer, corePins, startServer, type Target } from './servers.js';
+import { ensurePeers, seedJsonServerData, seedPeerDatabase } from './peers/peers.js';
+import {
+  FILTERED_PAGE_CPU_TARGET,
+  PEAK_RSS_TARGET_MB,
+  requestFor,
+  SCENARIOS,
+  type Scenario,
+  TUNNEL_TARGET,
+} from './scenarios.js';
+import { type SeedCounts, seedDatabase } from './seed.js';
+import {
+  type BenchServer,
+  corePins,
+  isPeer,
+  PEER_TARGETS,
+  type PeerTarget,
+  startServer,
+  type Target,
+} from './servers.js';
 import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
 
 const HELP = `npm run bench -- [options]
@@ -23,7 +41,10 @@ const HELP = `npm run bench -- [options]
   --records N           records of each kind (default 10000)
   --big-records N       records of each kind for the peak-memory run; 0 skips it (default 1000000)
   --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')})
-  --targets a,b         only these servers (restock, baseline)
+  --targets a,b         only these servers (restock, baseline, express, json-server)
+  --peers               add the peers: the Express app of bench/peers/ and json-server, each
+                        on the same records (installed into bench/peers/node_modules when
+                        missing); the summary adds restock ÷ each peer
   --against DIR         compare restock with the restock of another checkout in DIR (built
                         there, for example an earlier commit) instead of with the baseline
   --env KEY=VALUE       an environment variable for restock (repeatable), e.g. LOG_LEVEL=warn
@@ -50,6 +71,7 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
     'no-lists': { type: 'boolean' },
+    peers: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -68,11 +90,18 @@ const options = {
   records: num(flags.records, 10_000),
   bigRecords: num(flags['big-records'], quick ? 0 : 1_000_000),
   scenarios: flags.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name),
-  targets: (flags.targets?.split(',') ?? ['restock', flags.against ? 'against' : 'baseline']) as Target[],
+  targets: targetsOf(flags.targets?.split(',') ?? ['restock', flags.against ? 'against' : 'baseline']),
   against: flags.against,
   env: Object.fromEntries((flags.env ?? []).map((pair) => [pair.split('=', 1)[0], pair.slice(pair.indexOf('=') + 1)])),
   cpuProf: flags['cpu-prof'] === true,
 };
+/** The servers of `--targets` (or the default pair), and with `--peers` the peers after them. */
+function targetsOf(named: string[]): Target[] {
+  const peers = flags.peers ? PEER_TARGETS.filter((peer) => !named.includes(peer)) : [];
+  return [...named, ...peers] as Target[];
+}
+const peers = PEER_TARGETS.filter((peer) => options.targets.includes(peer));
+
 /** What restock is compared with: the baseline, or another checkout's restock. */
 const REFERENCE: Target = options.against ? 'against' : 'baseline';
 const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
@@ -86,6 +115,8 @@ const loadPin = pins.load;
 
 /** DELETE takes each id once: enough records for the fastest server imaginable here. */
 const deletePool = (seconds: number) => 40_000 * seconds;
+/** The same for json-server, which deleted 20 to 50 a second in smoke runs here (`--records 2000`). */
+const JSON_SERVER_DELETES_PER_SECOND = 1000;
 
 interface Run extends LoadResult {
   scenario: string;
@@ -100,7 +131,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Scenarios that share a pair of servers and a database: no one's writes change another's figures. */
 const SESSIONS: readonly (readonly string[])[] = [
-  ['get-one', 'get-page'],
+  ['get-one', 'get-page', 'get-filtered'],
   ['post'],
   ['put', 'put-tunnelled'],
   ['delete'],
@@ -112,15 +143,17 @@ const SESSIONS: readonly (readonly string[])[] = [
  * runs every scenario once per target, the targets' order alternating, so that a change in
  * the machine's load between two measurements hits both targets alike.
  */
-async function runSession(session: readonly Scenario[], seed: string, work: string, runs: Run[]): Promise<void> {
+async function runSession(session: readonly Scenario[], seed: Seed, work: string, runs: Run[]): Promise<void> {
   const servers = new Map<Target, BenchServer>();
   /** The next unused id of each server's DELETE scenario. */
   const nextId = new Map<Target, number>();
   try {
     for (const target of options.targets) {
-      const database = join(work, `${target}.db`);
+      const from = target === 'express' ? seed.express : target === 'json-server' ? seed.jsonServer : seed.store;
+      if (from === undefined) throw new Error(`no seed for ${target}`);
+      const database = join(work, target === 'json-server' ? 'json-server.json' : `${target}.db`);
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${database}${suffix}`, { force: true });
-      copyFileSync(seed, database);
+      copyFileSync(from, database);
       const nodeFlags = profileFlags(target);
       servers.set(
         target,
@@ -130,8 +163,8 @@ async function runSession(session: readonly Scenario[], seed: string, work: stri
           pin: serverPin,
           nodeFlags,
           againstDir: options.against,
-          // --env is for restock (and the restock it is compared with), never the baseline.
-          ...(target === 'baseline' ? {} : { env: options.env }),
+          // --env is for restock (and the restock it is compared with), never the baseline or a peer.
+          ...(target === 'restock' || target === 'against' ? { env: options.env } : {}),
         }),
       );
       nextId.set(target, 1);
@@ -141,26 +174,32 @@ async function runSession(session: readonly Scenario[], seed: string, work: stri
       const cpuBefore = server.cpuSeconds();
       const result = await runLoad({
         url: server.url,
-        scenario,
+        scenario: requestFor(scenario, target) as Scenario,
         connections: options.connections,
         seconds,
         idFrom: scenario.ids === 'sequential' ? (nextId.get(target) as number) : 1,
         idTo: options.records,
         pin: loadPin,
       });
+      const cpuUs = (server.cpuSeconds() - cpuBefore) * 1e6;
       // Every id a finished or cut-off request may have taken is spent.
       nextId.set(target, (nextId.get(target) as number) + result.requests + options.connections);
-      return { ...result, cpuUsPerRequest: ((server.cpuSeconds() - cpuBefore) * 1e6) / result.requests };
+      await idle(server);
+      return { ...result, cpuUsPerRequest: result.requests > 0 ? cpuUs / result.requests : Number.NaN };
+    };
+    /** The targets that can be asked a scenario (json-server has no method override), in the repetition's order. */
+    const asked = (scenario: Scenario, rep: number) => {
+      const targets = options.targets.filter((target) => requestFor(scenario, target) !== undefined);
+      return rep % 2 === 1 ? targets : targets.reverse();
     };
     if (options.warmup > 0) {
       for (const scenario of session)
-        for (const target of options.targets) await load(scenario, target, options.warmup);
+        for (const target of asked(scenario, 1)) await load(scenario, target, options.warmup);
     }
     const mine: Run[] = [];
     for (let rep = 1; rep <= options.reps; rep++) {
       for (const scenario of session) {
-        const order = rep % 2 === 1 ? options.targets : [...options.targets].reverse();
-        for (const target of order) {
+        for (const target of asked(scenario, rep)) {
           const result = await load(scenario, target, options.duration);
           const run = { scenario: scenario.name, target, rep, ...result, peakRssMb: 0 };
           mine.push(run);
@@ -179,8 +218,45 @@ async function runSession(session: readonly Scenario[], seed: string, work: stri
   }
 }
 
+/**
+ * Waits (up to 10 s) until the server's CPU time stops growing: a server that answers slower
+ * than it is asked (json-server's writes) still works through the requests wrk left in
+ * flight, and must not do so while the next server is measured on the same core.
+ */
+async function idle(server: BenchServer): Promise<void> {
+  for (let waited = 0, last = server.cpuSeconds(); waited < 10_000; waited += 100) {
+    await sleep(100);
+    const now = server.cpuSeconds();
+    if (now - last < 0.002) return;
+    last = now;
+  }
+}
+
+/** A session's seeded files: restock's (which the baseline shares), and the peers' when they run. */
+interface Seed {
+  store: string;
+  express?: string;
+  jsonServer?: string;
+}
+
+/** Seeds `name` in `work` for every target that runs, each holding the same records (ids 1 to n). */
+function seedAll(work: string, name: string, counts: SeedCounts, jsonServerCounts: SeedCounts): Seed {
+  const seed: Seed = { store: join(work, `${name}.db`) };
+  seedDatabase(seed.store, counts);
+  if (peers.includes('express')) {
+    seed.express = join(work, `${name}-express.db`);
+    seedPeerDatabase(seed.express, counts);
+  }
+  if (peers.includes('json-server')) {
+    seed.jsonServer = join(work, `${name}-json-server.json`);
+    seedJsonServerData(seed.jsonServer, jsonServerCounts);
+  }
+  return seed;
+}
+
 async function main(): Promise<void> {
   ensureWrk();
+  if (peers.length > 0) ensurePeers();
   execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: 'inherit' });
   mkdirSync(RESULTS, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'restock-bench-'));
@@ -195,11 +271,18 @@ async function main(): Promise<void> {
 
   try {
     const n = options.records;
-    const seeds = { base: join(work, 'base.db'), deletes: join(work, 'deletes.db') };
-    log(`bench: seeding ${n} users and ${n} products`);
-    seedDatabase(seeds.base, { users: n, products: n });
-    const deletable = deletePool(options.warmup + options.reps * options.duration);
-    seedDatabase(seeds.deletes, { users: n, products: Math.max(n, deletable) });
+    log(`bench: seeding ${n} users and ${n} products${peers.length ? ` for restock and ${peers.join(', ')}` : ''}`);
+    const base = { users: n, products: n };
+    const seconds = options.warmup + options.reps * options.duration;
+    const deletes = { users: n, products: Math.max(n, deletePool(seconds)) };
+    // json-server rewrites its whole file on every write, so it deletes tens of records a
+    // second, not tens of thousands: a pool sized for the others would only make its file,
+    // and each of its writes, many times larger.
+    const jsonServerDeletes = { users: n, products: n + JSON_SERVER_DELETES_PER_SECOND * seconds };
+    const seeds = {
+      base: seedAll(work, 'base', base, base),
+      deletes: seedAll(work, 'deletes', deletes, jsonServerDeletes),
+    };
 
     const runs: Run[] = [];
     for (const names of SESSIONS) {
@@ -270,6 +353,21 @@ interface ScenarioSummary {
   ratioRange?: [number, number];
   target: number;
   met?: boolean;
+  /** With `--peers`: every target's figures (restock and the baseline again among them). */
+  targets?: Partial<Record<Target, TargetFigures>>;
+  /** With `--peers`: restock ÷ each peer, as `ratio` is restock ÷ the baseline. */
+  peers?: Partial<Record<PeerTarget, PeerComparison>>;
+}
+
+interface PeerComparison {
+  /** False where the peer cannot be asked the scenario (json-server has no method override). */
+  asked: boolean;
+  /** Median over repetitions of restock ÷ the peer's req/s. */
+  ratio?: number;
+  ratioRange?: [number, number];
+  /** The Express app's target; json-server has none. */
+  target?: number;
+  met?: boolean;
 }
 
 function summarize(runs: readonly Run[]) {
@@ -299,7 +397,7 @@ function summarize(runs: readonly Run[]) {
       (r) => r.scenario === s.name && r.target === REFERENCE,
     );
     const ratio = ratios.length ? median(ratios) : undefined;
-    return {
+    const summary: ScenarioSummary = {
       scenario: s.name,
       title: s.title,
       restock: figures(s.name, 'restock'),
@@ -309,6 +407,29 @@ function summarize(runs: readonly Run[]) {
       target: s.target,
       met: ratio === undefined ? undefined : ratio >= s.target,
     };
+    if (peers.length === 0) return summary;
+    summary.targets = Object.fromEntries(options.targets.map((target) => [target, figures(s.name, target)]));
+    summary.peers = Object.fromEntries(
+      peers.map((peer): [PeerTarget, PeerComparison] => {
+        const byRep = pairRatios(
+          (r) => r.scenario === s.name && r.target === 'restock',
+          (r) => r.scenario === s.name && r.target === peer,
+        );
+        const peerRatio = byRep.length ? median(byRep) : undefined;
+        const target = peer === 'express' ? s.expressTarget : undefined;
+        return [
+          peer,
+          {
+            asked: requestFor(s, peer) !== undefined,
+            ratio: peerRatio,
+            ratioRange: byRep.length ? [Math.min(...byRep), Math.max(...byRep)] : undefined,
+            target,
+            met: peerRatio === undefined || target === undefined ? undefined : peerRatio >= target,
+          },
+        ];
+      }),
+    );
+    return summary;
   });
   const tunnelled = (r: Run) => r.scenario === 'put-tunnelled' && r.target === 'restock';
   const direct = (r: Run) => r.scenario === 'put' && r.target === 'restock';
@@ -322,10 +443,20 @@ function summarize(runs: readonly Run[]) {
         cpuRatio: median(pairRatios(tunnelled, direct, (r) => r.cpuUsPerRequest)),
       }
     : undefined;
+  // What a filter adds to a page: restock's CPU per filtered page over its CPU per plain one.
+  const filteredRatios = pairRatios(
+    (r) => r.scenario === 'get-filtered' && r.target === 'restock',
+    (r) => r.scenario === 'get-page' && r.target === 'restock',
+    (r) => r.cpuUsPerRequest,
+  );
+  const filteredPage = filteredRatios.length
+    ? { cpuRatio: median(filteredRatios), target: FILTERED_PAGE_CPU_TARGET }
+    : undefined;
   const restockRss = runs.filter((r) => r.target === 'restock').map((r) => r.peakRssMb);
   return {
     scenarios: scenarioSummaries,
     tunnelledVsDirectPut: tunnel,
+    filteredVsPlainPage: filteredPage,
     restockPeakRssMb: restockRss.length ? Math.max(...restockRss) : undefined,
   };
 }
@@ -396,11 +527,19 @@ function printReport(summary: ReturnType<typeof summarize>, big: Awaited<ReturnT
     );
   }
   lines.push('');
+  if (peers.length > 0) lines.push(...peerTable(summary.scenarios), '');
   const t = summary.tunnelledVsDirectPut;
   if (t) {
     lines.push(
       `tunnelled PUT / direct PUT: ${t.ratio.toFixed(3)} of the req/s (target >= ${t.target}) ${verdict(t.met)}; ` +
         `${t.cpuRatio.toFixed(3)} of the CPU time per request`,
+    );
+  }
+  const f = summary.filteredVsPlainPage;
+  if (f) {
+    lines.push(
+      `filtered page / plain page: ${f.cpuRatio.toFixed(2)} of the CPU time per request ` +
+        `(target <= ${f.target}) ${verdict(f.cpuRatio <= f.target)}`,
     );
   }
   if (summary.restockPeakRssMb !== undefined) {
@@ -413,6 +552,40 @@ function printReport(summary: ReturnType<typeof summarize>, big: Awaited<ReturnT
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/**
+ * The peers' table: per scenario, each target's req/s, p99 and server CPU time per request,
+ * and restock ÷ that target (the median of the repetitions' ratios) with its target.
+ */
+function peerTable(summaries: readonly ScenarioSummary[]): string[] {
+  const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? ' met' : ' NOT MET');
+  const lines = [
+    "beside the peers: restock ÷ a server is the median of the repetitions' ratios of req/s",
+    `${'scenario'.padEnd(28)} ${'server'.padEnd(11)} ${'req/s'.padStart(7)} ${'p99 ms'.padStart(8)} ` +
+      `${'CPU µs'.padStart(7)} ${'restock ÷'.padStart(9)}  target`,
+  ];
+  for (const s of summaries) {
+    options.targets.forEach((target, i) => {
+      const f = s.targets?.[target];
+      const figures = f
+        ? `${f.rps.toFixed(0).padStart(7)} ${f.p99Ms.toFixed(2).padStart(8)} ${f.cpuUsPerRequest.toFixed(0).padStart(7)}`
+        : `${'-'.padStart(7)} ${'-'.padStart(8)} ${'-'.padStart(7)}`;
+      const peer = isPeer(target) ? s.peers?.[target] : undefined;
+      const ratio = target === REFERENCE ? s.ratio : peer?.ratio;
+      let goal = '';
+      if (target === REFERENCE) goal = `>= ${s.target}x${verdict(s.met)}`;
+      else if (peer?.asked === false) goal = 'not asked: it cannot be';
+      else if (f && f.rps === 0) goal = 'no request finished within a run';
+      else if (peer?.target !== undefined) goal = `>= ${peer.target}x${verdict(peer.met)}`;
+      const errors = f?.errors ? `  (${f.errors} errors!)` : '';
+      const line =
+        `${(i === 0 ? s.title : '').padEnd(28)} ${target.padEnd(11)} ${figures} ` +
+        `${(ratio === undefined || !Number.isFinite(ratio) ? '' : `${ratio.toFixed(2)}x`).padStart(9)}  ${goal}${errors}`;
+      lines.push(line.trimEnd());
+    });
+  }
+  return lines;
 }
 
 main().catch((error: unknown) => {

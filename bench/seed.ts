@@ -12,8 +12,8 @@ export interface SeedCounts {
   products: number;
 }
 
-/** The fields of the i-th record of each kind, as SQLite expressions of `i`. */
-const FIELDS: Record<keyof SeedCounts, string> = {
+/** The fields of the i-th record of each kind, as SQLite expressions of `i` (the peers' seeds use them too). */
+export const FIELDS: Record<keyof SeedCounts, string> = {
   users: `json_object(
     'name', 'User ' || i, 'email', 'user' || i || '@example.com', 'age', 18 + i % 60,
     'address', json_object('street', i || ' Main Street', 'city', 'Springfield', 'zip', printf('%05d', i % 100000)),

@@ -1,15 +1,15 @@
 /**
- * The two servers under test, each started as its own process on a copy of the seeded
+ * The servers under test, each started as its own process on a copy of the seeded
  * database, pinned to the server core, with its output sent to /dev/null (restock still
  * formats and writes every log line: production defaults, LOG_LEVEL=info, except for the
  * rate limit's budget).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -20,15 +20,29 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
 
 /**
  * restock from this checkout, the plain node:http baseline, restock from another checkout
- * (`--against`), or a bare Fastify route over the same statement (bench/framework-floor.ts).
+ * (`--against`), a bare Fastify route over the same statement (bench/framework-floor.ts),
+ * or a peer (`--peers`): the Express app of bench/peers/ or json-server.
  */
-export type Target = 'restock' | 'baseline' | 'against' | 'fastify';
+export type Target = 'restock' | 'baseline' | 'against' | 'fastify' | PeerTarget;
 
-/** The reference servers, each a script of bench/ started as `node --import tsx <script> <database> <port>`. */
+/** The peers: other servers of the same records, not restock's code (bench/peers/). */
+export const PEER_TARGETS = ['express', 'json-server'] as const;
+export type PeerTarget = (typeof PEER_TARGETS)[number];
+
+export const isPeer = (target: string): target is PeerTarget => (PEER_TARGETS as readonly string[]).includes(target);
+
+/**
+ * The reference servers, each a script started as `node [--import tsx] <script> <database>
+ * <port>` (TypeScript through tsx).
+ */
 const REFERENCE_SCRIPTS: Partial<Record<Target, string>> = {
   baseline: 'bench/baseline-server.ts',
   fastify: 'bench/fastify-server.ts',
+  express: 'bench/peers/express-app.mjs',
 };
+
+/** json-server's own command line, installed by bench/peers/peers.ts's ensurePeers. */
+const JSON_SERVER_BIN = join(ROOT, 'bench', 'peers', 'node_modules', '.bin', 'json-server');
 
 export interface ServerOptions {
   target: Target;
@@ -102,18 +116,38 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const port = await freePort();
   const flags = options.nodeFlags ?? [];
   const script = REFERENCE_SCRIPTS[options.target];
-  const command =
-    script !== undefined
-      ? [process.execPath, ...flags, '--import', 'tsx', script, options.database, String(port)]
-      : [
-          process.execPath,
-          ...productionFlags(options.target === 'against' ? options.againstDir : ROOT),
-          ...flags,
-          'dist/server.js',
-        ];
+  let cwd = options.target === 'against' ? options.againstDir : ROOT;
+  let command: string[];
+  if (options.target === 'json-server') {
+    // Its own command line, on its db.json. It serves ./public as static files, and in
+    // production mode it lists that folder at start (and fails when it is missing): an empty
+    // one beside the file.
+    cwd = dirname(options.database);
+    mkdirSync(join(cwd, 'public'), { recursive: true });
+    command = [
+      process.execPath,
+      ...flags,
+      JSON_SERVER_BIN,
+      options.database,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ];
+  } else if (script !== undefined) {
+    const tsx = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    command = [process.execPath, ...flags, ...tsx, script, options.database, String(port)];
+  } else {
+    command = [
+      process.execPath,
+      ...productionFlags(options.target === 'against' ? options.againstDir : ROOT),
+      ...flags,
+      'dist/server.js',
+    ];
+  }
   const [file, ...args] = [...options.pin, ...command] as [string, ...string[]];
   const child = spawn(file, args, {
-    cwd: options.target === 'against' ? options.againstDir : ROOT,
+    cwd,
     env: {
       ...process.env,
       PORT: String(port),
@@ -123,6 +157,10 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       // One client sending as fast as it can is what the rate limit stops: a budget no run
       // can spend keeps the limiter working on every request without ever refusing one.
       RATE_LIMIT_MAX: '1000000000',
+      // json-server as deployed: no file watcher (in development it reads the whole file
+      // back after each of its own writes) and its static files listed once. Express reads
+      // NODE_ENV too (it then keeps its view cache: the app has no views).
+      ...(isPeer(options.target) ? { NODE_ENV: 'production' } : {}),
       ...options.env,
     },
     stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'],

@@ -18,8 +18,8 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { seedDatabase } from './seed.js';
+import { onSeededPostgres } from './seeded-postgres.js';
 import { type BenchServer, startServer } from './servers.js';
 
 const { values: args } = parseArgs({
@@ -126,37 +126,9 @@ async function onSqlite() {
   }
 }
 
-async function onPostgres() {
-  const admin = new pg.Client({ connectionString: args['postgres-url'] });
-  await admin.connect();
-  const name = `restock_bench_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(args['postgres-url'] as string);
-  url.pathname = `/${name}`;
-  const env = { ...ENV, DATABASE_URL: url.href };
-  try {
-    // A first start makes the tables and indexes; the records then go in directly.
-    await (await startServer({ target: 'restock', database: '', pin: [], env })).stop();
-    const db = new pg.Client({ connectionString: url.href });
-    await db.connect();
-    await db.query(`INSERT INTO users (data) SELECT jsonb_build_object('name', 'User ' || i,
-      'email', 'user' || i || '@example.com', 'age', 18 + i % 60) FROM generate_series(1, ${USERS}) i`);
-    await db.query(`INSERT INTO products (data) SELECT jsonb_build_object('name', 'Product ' || i,
-      'sku', 'SKU-' || lpad(i::text, 8, '0'), 'price', (i % 10000) / 100.0 + 1, 'stock', i % 500,
-      'description', 'A fine product, number ' || i || ', made to last and priced to sell.')
-      FROM generate_series(1, ${PRODUCTS}) i`);
-    await db.query('VACUUM ANALYZE products');
-    await db.end();
-    const server = await startServer({ target: 'restock', database: '', pin: [], env });
-    try {
-      return await measure(server);
-    } finally {
-      await server.stop();
-    }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+function onPostgres() {
+  const seed = { adminUrl: args['postgres-url'] as string, users: USERS, products: PRODUCTS, env: ENV };
+  return onSeededPostgres(seed, measure);
 }
 
 execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
