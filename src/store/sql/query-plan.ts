@@ -6,12 +6,14 @@
  * client, and all clients, may have running at once. A page that walks one index in order
  * and stops at its limit is an ordinary read, filtered or not.
  *
- * The planner is asked once per query shape (the statement's text: fields, operators, sort
- * and the kinds of values, never the values themselves), and again after
- * {@link VERDICT_LIFE_MS}, so that an index another instance made or dropped counts soon.
+ * The planner is asked once per query shape (fields, operators, the kinds of values, sort,
+ * and whether a search is long enough for its index; never the values themselves), and
+ * again after {@link VERDICT_LIFE_MS}, so that an index another instance made or dropped
+ * counts soon. Every other request finds its shape's verdict without writing any SQL.
  */
 import { FILTER_OPERATORS } from '../filter-operators.js';
-import type { Condition, ListQuery } from '../store.js';
+import type { Condition, JsonScalar, ListQuery } from '../store.js';
+import { SEARCH_INDEX_MIN_LENGTH } from './dialect.js';
 import { PRIMARY_KEY, type Serves, type SqlEngine } from './engine.js';
 import { indexName } from './index-sql.js';
 import { selectPage } from './list-sql.js';
@@ -35,24 +37,39 @@ export function planVerdicts(
   const verdicts = new Map<string, { costly: Promise<boolean>; until: number }>();
   return async (query) => {
     if ((query.offset ?? 0) > 0) return true;
-    const shape = selectPage(engine, isIndexed, table, 'id, data', {
+    const shape = shapeOf(query);
+    const known = verdicts.get(shape);
+    if (known && known.until > now()) return known.costly;
+    verdicts.delete(shape);
+    if (verdicts.size >= MAX_SHAPES) verdicts.delete(verdicts.keys().next().value as string);
+    const page = selectPage(engine, isIndexed, table, 'id, data', {
       ...query,
       after: undefined,
       offset: undefined,
       maxBytes: undefined,
     });
-    const known = verdicts.get(shape.text);
-    if (known && known.until > now()) return known.costly;
-    verdicts.delete(shape.text);
-    if (verdicts.size >= MAX_SHAPES) verdicts.delete(verdicts.keys().next().value as string);
     const costly = engine.driver
-      .plan(shape)
+      .plan(page)
       .then((plan) => engine.adapter.readsPastPage(plan.rows, servesAll(table, query)));
-    verdicts.set(shape.text, { costly, until: now() + VERDICT_LIFE_MS });
+    verdicts.set(shape, { costly, until: now() + VERDICT_LIFE_MS });
     // A planner that failed is asked again next time.
-    costly.catch(() => verdicts.delete(shape.text));
+    costly.catch(() => verdicts.delete(shape));
     return costly;
   };
+}
+
+/** What the SQL of a query's page depends on, besides values: the key of its verdict. */
+function shapeOf({ where, sort, search }: ListQuery): string {
+  const kind = (value: JsonScalar) => (value === null ? 'null' : typeof value);
+  return JSON.stringify([
+    where.map(({ field, op, value }) => [
+      field,
+      op,
+      Array.isArray(value) ? value.map(kind) : kind(value as JsonScalar),
+    ]),
+    sort,
+    search === undefined ? null : [...search].length >= SEARCH_INDEX_MIN_LENGTH,
+  ]);
 }
 
 /** Whether walking an index answers every one of the query's conditions, and no search is asked. */
