@@ -195,6 +195,10 @@ for (const kind of STORE_KINDS) {
         ['limit=1001', 'limit'],
         ['limit=ten', 'limit'],
         ['offset=-1', 'offset'],
+        // Numbers past a double's range: the validator reads them as Infinity.
+        ['offset=1e400', 'offset'],
+        ['offset=-1e400', 'offset'],
+        ['limit=1e400', 'limit'],
         ['sort=', 'sort'],
         ['sort=a,,b', 'sort'],
         ['sort=a"b', 'sort'],

@@ -49,6 +49,10 @@ export type RawListQuery = {
 
 /** Reads a list request's query; `maxFieldNameLength` bounds each name in a path. */
 export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): ParsedList {
+  // The route's validator turns "1e400" into Infinity and lets it through its bounds (Ajv
+  // checks a coerced number's range only when it is finite).
+  if (raw.limit !== undefined && !Number.isSafeInteger(raw.limit)) throw invalid('limit', 'must be an integer');
+  if (raw.offset !== undefined && !Number.isSafeInteger(raw.offset)) throw invalid('offset', 'must be an integer');
   if (raw.cursor !== undefined && raw.offset !== undefined) {
     throw invalid('offset', 'cannot be combined with cursor: a cursor already says where the page starts');
   }
