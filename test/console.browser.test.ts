@@ -605,6 +605,22 @@ describe('the console and the reference page in Chromium', () => {
       .waitFor({ state: 'detached' });
   });
 
+  it("keeps the keyboard's focus on its row when another client's change redraws the table", async () => {
+    await openConsole('users');
+    await page.locator('#live').waitFor();
+    const mine = await api('POST', '/user/', { name: 'Focused by keyboard' });
+    const id = (mine.body as { id: number }).id;
+    const button = page.locator(`#records button[aria-label="Edit user ${id}"]`);
+    await button.focus();
+    const other = await api('POST', '/user/', { name: 'Arrived while focused' });
+    const otherId = String((other.body as { id: number }).id);
+    await page
+      .locator('#records tbody button.open')
+      .filter({ hasText: new RegExp(`^${otherId}$`) })
+      .waitFor();
+    assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), `Edit user ${id}`);
+  });
+
   it('resumes the feed after a restart from the last change seen, and says when it had to reload', async () => {
     await openConsole('users');
     await page.locator('#live').waitFor();

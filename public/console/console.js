@@ -386,7 +386,21 @@ function columnsOf(rows) {
   return ['id', ...fields.slice(0, FIELD_COLUMNS), 'updatedAt'];
 }
 
+/**
+ * Renders the table anew (a page, a sort, a change from the feed). The element that had the
+ * keyboard's focus in it, a row's button, a sort button or a link, is found again by its key
+ * and focused: another client's change must not take a keyboard user's place.
+ */
 function renderTable() {
+  const active = document.activeElement;
+  const focused = active instanceof HTMLElement && ui.table.contains(active) ? active.dataset.key : undefined;
+  drawTable();
+  if (focused === undefined) return;
+  const again = [...ui.table.querySelectorAll('[data-key]')].find((element) => element.dataset.key === focused);
+  again?.focus();
+}
+
+function drawTable() {
   const columns = columnsOf(state.rows);
   const sorted = ui.sort.value.replaceAll(' ', '').split(',')[0] ?? '';
   const head = document.createElement('tr');
@@ -396,6 +410,7 @@ function renderTable() {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'sort';
+    button.dataset.key = `sort ${column}`;
     button.textContent = column;
     const direction = sorted === column ? 'ascending' : sorted === `-${column}` ? 'descending' : undefined;
     if (direction) cell.setAttribute('aria-sort', direction);
@@ -421,12 +436,15 @@ function renderTable() {
           const open = document.createElement('button');
           open.type = 'button';
           open.className = 'open';
+          open.dataset.key = `open ${row.id}`;
           open.textContent = String(row.id);
           open.setAttribute('aria-label', `Edit ${state.current.singular} ${row.id}`);
           open.addEventListener('click', () => openRecord(row.id));
           cell.append(open);
         } else if (linked.has(column) && Number.isSafeInteger(row[column]) && row[column] > 0) {
-          cell.append(referenceLink(linked.get(column), row[column], row.expand?.[column]));
+          const link = referenceLink(linked.get(column), row[column], row.expand?.[column]);
+          link.dataset.key = `link ${row.id} ${column}`;
+          cell.append(link);
         } else {
           cell.textContent = preview(row[column], column === 'updatedAt');
         }
