@@ -22,8 +22,12 @@ const config = defaultConfig();
 const catalog = loadCatalog(config);
 const STORE_OPTIONS = { poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 15000 };
 
-const parse = (text: string): ListQuery =>
-  parseListQuery(Object.fromEntries(new URLSearchParams(text)) as RawListQuery, config.maxFieldNameLength).query;
+/** A query string read as the list route reads it: its validator makes limit and offset numbers. */
+function parse(text: string): ListQuery {
+  const { limit = '100', offset, ...rest } = Object.fromEntries(new URLSearchParams(text));
+  const raw = { ...rest, limit: Number(limit), ...(offset === undefined ? {} : { offset: Number(offset) }) };
+  return parseListQuery(raw as RawListQuery, config.maxFieldNameLength).query;
+}
 
 /** Pages each walk one index in order and stop at their limit: products' price and sku, users' email are indexed. */
 const ORDINARY = [
