@@ -4,8 +4,8 @@
  * feeds send it (and a filtered feed's parse of the record happens once too): a thousand
  * feeds share one buffer, which the sockets write without copying.
  */
-import type { Change, Condition, StoredRecord } from '../store/store.js';
-import { matches } from './record-match.js';
+import type { Change, Condition, RuleFilter, StoredRecord } from '../store/store.js';
+import { matches, matchesRule } from './record-match.js';
 import { renderRecord } from './render.js';
 
 const frames = new WeakMap<Change, Buffer>();
@@ -16,18 +16,21 @@ const fieldsBefore = new WeakMap<Change, Fields>();
 type Fields = Record<string, unknown>;
 
 /**
- * The event a feed with the filters `where` sends for `change`: the change itself when its
- * record matches; for an update that took the record out of the filter, a `deleted` with
- * the reason `left-filter`, carrying the record as the feed last saw it; otherwise none.
+ * The event a feed with the filters `where` (and a record rule's `rule`) sends for `change`:
+ * the change itself when its record matches; for an update that took the record out of the
+ * filter or the rule, a `deleted` with the reason `left-filter`, carrying the record as the
+ * feed last saw it; otherwise none.
  */
-export function eventFor(change: Change, where: readonly Condition[]): Buffer | undefined {
-  if (where.length === 0 || matches(change.record, parsedNow(change), where)) {
+export function eventFor(change: Change, where: readonly Condition[], rule?: RuleFilter): Buffer | undefined {
+  const fits = (fields: () => Fields) =>
+    (where.length === 0 || matches(change.record, fields(), where)) &&
+    (rule === undefined || matchesRule(change.record, fields(), rule));
+  if (fits(() => parsedNow(change))) {
     return memo(frames, change, () => encode(change, change.kind, renderRecord(change.record)));
   }
   const previous = change.previous;
   if (change.kind !== 'updated' || previous === undefined) return undefined;
-  const before = memo(fieldsBefore, change, () => JSON.parse(previous) as Fields);
-  if (!matches(change.record, before, where)) return undefined;
+  if (!fits(() => memo(fieldsBefore, change, () => JSON.parse(previous) as Fields))) return undefined;
   // What the feed saw last, never the fields its filter now leaves out.
   return memo(departures, change, () => {
     const seen: StoredRecord = { ...change.record, data: previous };

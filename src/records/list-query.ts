@@ -143,7 +143,7 @@ function valueFor(field: FieldRef, op: FilterOp, raw: string, parameter: string)
  * none), and a fraction is rounded the way the comparison wants (`id[gt]=1.5` is
  * `id[gt]=1`); no id equals a fraction, nor 0.
  */
-function idBound(op: FilterOp, value: number): number {
+export function idBound(op: FilterOp, value: number): number {
   const held = Math.min(Math.max(value, 0), Number.MAX_SAFE_INTEGER + 1);
   if (Number.isInteger(held)) return held;
   if (op === 'gt' || op === 'lte') return Math.floor(held);

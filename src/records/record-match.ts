@@ -5,13 +5,21 @@
  * pass through a query.
  */
 import { FILTER_OPERATORS } from '../store/filter-operators.js';
-import type { Condition, FieldRef, StoredRecord } from '../store/store.js';
+import type { Condition, FieldRef, RuleFilter, StoredRecord } from '../store/store.js';
 
 type Fields = Record<string, unknown>;
 
 /** Whether `record` (its fields parsed as `fields`) meets every condition. */
 export function matches(record: StoredRecord, fields: Fields, conditions: readonly Condition[]): boolean {
   return conditions.every((condition) => meets(valueAt(record, fields, condition.field), condition));
+}
+
+/** Whether `record` meets a record rule's conditions (and, or, not), as the SQL core writes them. */
+export function matchesRule(record: StoredRecord, fields: Fields, rule: RuleFilter): boolean {
+  if ('and' in rule) return rule.and.every((item) => matchesRule(record, fields, item));
+  if ('or' in rule) return rule.or.some((item) => matchesRule(record, fields, item));
+  if ('not' in rule) return !matchesRule(record, fields, rule.not);
+  return meets(valueAt(record, fields, rule.field), rule);
 }
 
 function valueAt(record: StoredRecord, fields: Fields, field: FieldRef): unknown {

@@ -23,6 +23,18 @@ export interface Condition {
   readonly value: JsonScalar | readonly JsonScalar[];
 }
 
+/**
+ * Conditions joined by and, or and not: what a record rule (`x-rules`) leaves of a list
+ * once the caller's values are put in (src/records/rules/list-rule.ts), where it is more
+ * than conditions that must all hold. Each leaf is written as a filter is, its value a
+ * parameter.
+ */
+export type RuleFilter =
+  | Condition
+  | { readonly and: readonly RuleFilter[] }
+  | { readonly or: readonly RuleFilter[] }
+  | { readonly not: RuleFilter };
+
 export interface SortKey {
   readonly field: FieldRef;
   readonly descending: boolean;
@@ -38,6 +50,8 @@ export type Position = readonly (string | number)[];
 export interface ListQuery {
   /** All must hold. */
   readonly where: readonly Condition[];
+  /** Must hold too: a record rule's conditions that are not all-must-hold (those are in `where`). */
+  readonly rule?: RuleFilter;
   /** Text that some string value of the record must contain, ignoring case. */
   readonly search?: string;
   /** Most significant first; ties are broken by id, in the direction of the last key. Empty: by id. */

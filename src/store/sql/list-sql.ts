@@ -88,12 +88,12 @@ export function selectPage(
   }
 }
 
-/** The SELECT that counts what a query's filters and search match. */
+/** The SELECT that counts what a query's filters, rule and search match. */
 export function selectCount(
   dialect: SqlDialect,
   isIndexed: IsIndexed,
   table: string,
-  query: Pick<ListQuery, 'where' | 'search'>,
+  query: Pick<ListQuery, 'where' | 'search' | 'rule'>,
 ): SqlQuery {
   const builder = new Builder(dialect, isIndexed);
   const where = builder.where(query, table);

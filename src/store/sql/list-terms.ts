@@ -5,7 +5,7 @@
  * parameter; field paths too, unless they are indexed fields (from configuration), which
  * are written literally so that the database matches them with their index.
  */
-import type { Condition, FieldRef, JsonScalar, ListQuery, Position, SortKey } from '../store.js';
+import type { Condition, FieldRef, JsonScalar, ListQuery, Position, RuleFilter, SortKey } from '../store.js';
 import { foldCase } from './case-fold.js';
 import { RANK, type SqlDialect } from './dialect.js';
 
@@ -59,11 +59,23 @@ export class Builder {
     return this.dialect.path(segments, this.param, this.isIndexed(segments));
   }
 
-  /** The SQL of all conditions and the search of a query on `table`, to be joined with AND. */
-  where(query: Pick<ListQuery, 'where' | 'search'>, table: string): string[] {
+  /** The SQL of all conditions, the rule and the search of a query on `table`, to be joined with AND. */
+  where(query: Pick<ListQuery, 'where' | 'search' | 'rule'>, table: string): string[] {
     const parts = query.where.map((condition) => this.condition(condition));
+    if (query.rule !== undefined) parts.push(this.rule(query.rule));
     if (query.search !== undefined) parts.push(this.dialect.search(table, foldCase(query.search), this.param));
     return parts;
+  }
+
+  /** A rule's tree of conditions; its depth is the rule's, which its parser bounds. */
+  rule(filter: RuleFilter): string {
+    const all = (items: readonly RuleFilter[], join: string) => `(${items.map((item) => this.rule(item)).join(join)})`;
+    if ('and' in filter) return filter.and.length === 0 ? '(1 = 1)' : all(filter.and, ' AND ');
+    if ('or' in filter) return filter.or.length === 0 ? '(1 = 0)' : all(filter.or, ' OR ');
+    // A missing field makes some terms NULL (an array's elements, under `contains`), and NOT
+    // NULL is NULL: IS NOT TRUE makes not-matching a match, as the rule means.
+    if ('not' in filter) return `(${this.rule(filter.not)} IS NOT TRUE)`;
+    return this.condition(filter);
   }
 
   condition({ field, op, value }: Condition): string {

@@ -6,13 +6,14 @@
  * client, and all clients, may have running at once. A page that walks one index in order
  * and stops at its limit is an ordinary read, filtered or not.
  *
- * The planner is asked once per query shape (fields, operators, the kinds of values, sort,
- * and whether a search is long enough for its index; never the values themselves), and
- * again after {@link VERDICT_LIFE_MS}, so that an index another instance made or dropped
- * counts soon. Every other request finds its shape's verdict without writing any SQL.
+ * The planner is asked once per query shape (fields, operators, the kinds of values, the
+ * same of a record rule's tree of conditions, sort, and whether a search is long enough for
+ * its index; never the values themselves), and again after {@link VERDICT_LIFE_MS}, so
+ * that an index another instance made or dropped counts soon. Every other request finds
+ * its shape's verdict without writing any SQL.
  */
 import { FILTER_OPERATORS } from '../filter-operators.js';
-import type { Condition, JsonScalar, ListQuery } from '../store.js';
+import type { Condition, JsonScalar, ListQuery, RuleFilter } from '../store.js';
 import { SEARCH_INDEX_MIN_LENGTH } from './dialect.js';
 import { PRIMARY_KEY, type Serves, type SqlEngine } from './engine.js';
 import { indexName } from './index-sql.js';
@@ -59,22 +60,36 @@ export function planVerdicts(
 }
 
 /** What the SQL of a query's page depends on, besides values: the key of its verdict. */
-function shapeOf({ where, sort, search }: ListQuery): string {
-  const kind = (value: JsonScalar) => (value === null ? 'null' : typeof value);
+function shapeOf({ where, rule, sort, search }: ListQuery): string {
   return JSON.stringify([
-    where.map(({ field, op, value }) => [
-      field,
-      op,
-      Array.isArray(value) ? value.map(kind) : kind(value as JsonScalar),
-    ]),
+    where.map(conditionShape),
+    rule === undefined ? null : ruleShape(rule),
     sort,
     search === undefined ? null : [...search].length >= SEARCH_INDEX_MIN_LENGTH,
   ]);
 }
 
-/** Whether walking an index answers every one of the query's conditions, and no search is asked. */
-function servesAll(table: string, { where, search }: ListQuery): Serves {
-  return (index) => search === undefined && where.every((condition) => serves(table, index, condition));
+const kind = (value: JsonScalar) => (value === null ? 'null' : typeof value);
+
+function conditionShape({ field, op, value }: Condition): unknown {
+  return [field, op, Array.isArray(value) ? value.map(kind) : kind(value as JsonScalar)];
+}
+
+/** A rule's tree with each condition's shape; its depth is the rule's, which its parser bounds. */
+function ruleShape(filter: RuleFilter): unknown {
+  if ('and' in filter) return { and: filter.and.map(ruleShape) };
+  if ('or' in filter) return { or: filter.or.map(ruleShape) };
+  if ('not' in filter) return { not: ruleShape(filter.not) };
+  return conditionShape(filter);
+}
+
+/**
+ * Whether walking an index answers every one of the query's conditions, and no search is
+ * asked; a rule's tree of conditions is left to a filter, whatever the index.
+ */
+function servesAll(table: string, { where, rule, search }: ListQuery): Serves {
+  return (index) =>
+    search === undefined && rule === undefined && where.every((condition) => serves(table, index, condition));
 }
 
 function serves(table: string, index: string | typeof PRIMARY_KEY | null, { field, op }: Condition): boolean {

@@ -1,0 +1,82 @@
+/**
+ * A record rule (src/core/rules/rule-tree.ts) evaluated in JavaScript, against the caller's
+ * claims, the record and a write's body. Every comparison is the filter operators' own
+ * (src/store/filter-operators.ts), so a rule means here what it means in SQL, where a list
+ * rule runs as filters (./list-rule.ts), which reads its comparisons of values from here.
+ */
+import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
+import { FILTER_OPERATORS, type JsonScalar } from '../../store/filter-operators.js';
+
+/** What a rule is evaluated against; `auth` is null for an anonymous caller (every `auth.*` is then null). */
+export interface RuleContext {
+  readonly auth: RuleAuth | null;
+  readonly record?: object;
+  readonly body?: object;
+}
+
+/** The filter operator of each comparison but `in`. */
+export const OPERATOR_OF = { '==': 'eq', '!=': 'ne', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' } as const;
+
+/** A comparison with its sides swapped: `5 < price` is `price > 5`. */
+export const SWAPPED = { '==': '==', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
+
+/** Whether `node` holds; its recursion is as deep as the tree, which the parser bounds. */
+export function ruleHolds(node: RuleNode, context: RuleContext): boolean {
+  switch (node.kind) {
+    case 'const':
+      return node.value;
+    case 'and':
+      return node.items.every((item) => ruleHolds(item, context));
+    case 'or':
+      return node.items.some((item) => ruleHolds(item, context));
+    case 'not':
+      return !ruleHolds(node.item, context);
+    case 'compare':
+      return comparisonHolds(node.op, operandValue(node.left, context), operandValue(node.right, context));
+  }
+}
+
+/** An operand's value: a literal's, a list's items, or the field's (undefined when missing). */
+export function operandValue(operand: Operand, context: RuleContext): unknown {
+  if (operand.kind === 'literal') return operand.value;
+  if (operand.kind === 'list') return operand.items;
+  const from = operand.scope === 'auth' ? context.auth : operand.scope === 'body' ? context.body : context.record;
+  return valueAt(from, operand.path);
+}
+
+/**
+ * The value at `path` in a parsed object: own fields of objects only (never an array's
+ * `length`, nor anything a prototype holds), undefined where it is missing.
+ */
+export function valueAt(from: unknown, path: readonly string[]): unknown {
+  let value = from;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, segment)) {
+      return undefined;
+    }
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
+/**
+ * Whether `left op right` holds for values read already. A missing value is null; an array
+ * or object equals nothing and orders against nothing. `in` asks whether `right` (a list's
+ * items, or a field holding an array) has an item equal to `left`.
+ */
+export function comparisonHolds(op: Comparison, left: unknown, right: unknown): boolean {
+  const [a, b] = [left ?? null, right ?? null];
+  if (op === 'in') return Array.isArray(b) && isScalar(a) && FILTER_OPERATORS.contains.holds(b, a);
+  if (isScalar(b)) return scalarHolds(OPERATOR_OF[op], a, b);
+  if (isScalar(a)) return scalarHolds(OPERATOR_OF[SWAPPED[op]], b, a);
+  return op === '!=';
+}
+
+function scalarHolds(op: (typeof OPERATOR_OF)[keyof typeof OPERATOR_OF], value: unknown, wanted: JsonScalar): boolean {
+  const { holds } = FILTER_OPERATORS[op] as { holds(value: unknown, wanted: JsonScalar): boolean };
+  return holds(value, wanted);
+}
+
+export function isScalar(value: unknown): value is JsonScalar {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
