@@ -75,7 +75,9 @@ describe('the settings in docs/configuration.md and in --help', () => {
     assert.deepEqual(flagsIn(helpText()), all);
     for (const command of COMMANDS) {
       const help = commandHelp(command);
-      const expected = SETTING_LIST.filter((s) => command.reads.includes(s.group)).map((s) => s.flag);
+      const expected = SETTING_LIST.filter(
+        (s) => command.reads.includes(s.group) || command.alsoReads?.includes(s.key),
+      ).map((s) => s.flag);
       assert.deepEqual(flagsIn(help), expected, command.name);
       assert.ok(!flagsIn(help).includes('port'), `${command.name} --help leaves out the server's settings`);
       assert.ok(help.indexOf('Options:') < help.indexOf('Settings it reads'), 'its own options first');

@@ -42,6 +42,8 @@ export interface Command {
   positionals?: boolean;
   /** The settings it reads, which its --help lists after its own options (it takes them all). */
   reads: readonly SettingGroup[];
+  /** Settings of other groups it reads too, by key: one or two of the server's, not the whole group. */
+  alsoReads?: readonly (keyof Config)[];
   /** Runs the command and resolves with the process's exit code. */
   run(context: CommandContext): Promise<number>;
 }

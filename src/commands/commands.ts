@@ -1,6 +1,6 @@
 /**
  * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
- * `check`, `backup`, `import`, `export`, `--help` and `--version`.
+ * `check`, `backup`, `import`, `export`, `rotate-keys`, `--help` and `--version`.
  */
 import { alignColumns, type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config/index.js';
 import { VERSION } from '../core/version.js';
@@ -10,6 +10,7 @@ import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';
 import { importOptions, runImport } from './import/index.js';
 import { runMigrate } from './migrate.js';
+import { runRotateKeys } from './rotate-keys.js';
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -41,6 +42,8 @@ export const COMMANDS: readonly Command[] = [
     options: importOptions,
     positionals: true,
     reads: ['database', 'records'],
+    // Plain-text passwords of accounts are hashed at the cost the server hashes them at.
+    alsoReads: ['passwordHashCost'],
     run: runImport,
   },
   {
@@ -50,6 +53,15 @@ export const COMMANDS: readonly Command[] = [
     options: exportOptions,
     reads: ['database'],
     run: runExport,
+  },
+  {
+    name: 'rotate-keys',
+    usage: '[options]',
+    summary: 'add a new key for signing access tokens; tokens the older keys signed stay valid until they expire',
+    reads: ['database'],
+    // How long the keys it supersedes are kept: as long as a token they signed can live.
+    alsoReads: ['accessTokenMinutes'],
+    run: runRotateKeys,
   },
 ];
 
@@ -133,7 +145,7 @@ export function commandHelp(command: Command): string {
     ...alignColumns([...Object.entries(command.options ?? {}).map(option), ['-h, --help', 'print this text']]),
     '',
     'Settings it reads, each a flag or an environment variable (the flag wins):',
-    ...settingsHelp(command.reads),
+    ...settingsHelp(command.reads, command.alsoReads),
     '',
     "It takes the server's settings too, unused; restock serve --help lists them.",
     '',

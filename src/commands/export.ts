@@ -3,6 +3,8 @@
  * file, page by page in id order (pages of at most 1000 records and 8 MiB), so that memory
  * stays flat whatever the size of the collection and of its records.
  * Each record is written as the API serves it; `restock import` reads it back with its id.
+ * With `--password-hashes`, an account also carries its password hash (`"password": "$scrypt$…"`),
+ * which `restock import` keeps as the hash: accounts moved so sign in with their own passwords.
  */
 import { once } from 'node:events';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
@@ -21,6 +23,10 @@ export const exportOptions = {
   ...collectionOption,
   format: { type: 'string', help: 'ndjson or json (default: json for an --output ending .json, else ndjson)' },
   output: { type: 'string', short: 'o', help: 'write to FILE instead of standard output', placeholder: 'FILE' },
+  'password-hashes': {
+    type: 'boolean',
+    help: 'give each account its password hash, as "password" (a collection of accounts only; keep the file secret)',
+  },
 } as const;
 
 export async function runExport({ config, options, io }: CommandContext): Promise<number> {
@@ -30,10 +36,18 @@ export async function runExport({ config, options, io }: CommandContext): Promis
     throw new ConfigError(`--format must be json or ndjson, got "${format}"`);
   const { collection, records, close } = await openCollection(config, options, { enforceUnique: false });
   const name = collection.plural;
+  const withHashes = options['password-hashes'] === true;
+  if (withHashes && !collection.account) {
+    await close();
+    throw new ConfigError(`--password-hashes is for a collection of accounts (x-auth in its schema); ${name} is none`);
+  }
 
   // A file is written beside its final name and renamed when complete: never half an export.
   const partial = file ? `${file}.partial` : undefined;
-  const out: Writable = partial ? createWriteStream(partial) : io.stdout;
+  // Password hashes are secrets (each can be guessed at offline): a file of them only its owner reads.
+  // (The mode applies to a new file only: a partial one left by a killed run goes first.)
+  if (partial) rmSync(partial, { force: true });
+  const out: Writable = partial ? createWriteStream(partial, withHashes ? { mode: 0o600 } : {}) : io.stdout;
   let failure: NodeJS.ErrnoException | undefined;
   const failed = new Promise<never>((_, reject) =>
     out.on('error', (error: NodeJS.ErrnoException) => {
@@ -54,8 +68,12 @@ export async function runExport({ config, options, io }: CommandContext): Promis
       // Read and written within PAGE_BYTES, as the API's pages are: large records make short pages.
       const query = { where: [], sort: [], limit: PAGE_SIZE, ...(after ? { after } : {}) };
       const page = await readPage(records, query, renderRecord, PAGE_BYTES);
+      // The page's hashes in one read, after its records: a password changed in between is exported as changed.
+      const hashes = withHashes ? await records.secretsOf(page.rows.map((row) => row.id)) : undefined;
       let text = '';
-      for (const record of page.records) {
+      for (const [i, rendered] of page.records.entries()) {
+        const hash = hashes?.get(page.rows[i]?.id ?? 0);
+        const record = hash === undefined ? rendered : `${rendered.slice(0, -1)},"password":${JSON.stringify(hash)}}`;
         text += format === 'json' ? `${count === 0 ? '\n' : ',\n'}${record}` : `${record}\n`;
         count++;
       }

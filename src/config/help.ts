@@ -42,9 +42,12 @@ export function plainText(markdown: string): string {
   return markdown.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`([^`]*)`/g, '$1');
 }
 
-/** The settings of `groups` (all by default) as help lines: flag, variable, meaning and default. */
-export function settingsHelp(groups?: readonly SettingGroup[]): string[] {
-  const shown = SETTING_LIST.filter((s) => groups === undefined || groups.includes(s.group));
+/**
+ * The settings of `groups` (all by default), and those named in `also`, as help lines: flag,
+ * variable, meaning and default.
+ */
+export function settingsHelp(groups?: readonly SettingGroup[], also: readonly string[] = []): string[] {
+  const shown = SETTING_LIST.filter((s) => groups === undefined || groups.includes(s.group) || also.includes(s.key));
   return alignColumns([
     ['flag', 'environment', 'meaning'],
     ...shown.map((s) => [

@@ -5,6 +5,7 @@
  */
 import { MAX_INDEXED_VALUE_BYTES } from '../core/indexed-values.js';
 import { apiKeysSetting } from './api-keys.js';
+import { AUTH_SETTINGS } from './auth-settings.js';
 import { DATABASE_SETTINGS } from './database-settings.js';
 import { EVENTS_SETTINGS } from './events-settings.js';
 import { type NamedSetting, nameSettings } from './names.js';
@@ -56,6 +57,7 @@ export const SETTINGS = {
     help: 'hours an `Idempotency-Key` is remembered (at least 24)',
   },
   ...EVENTS_SETTINGS,
+  ...AUTH_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

@@ -5,7 +5,7 @@
  * collections up by name: what one collection needs to know of the others (who refers to
  * it) is on its own definition.
  */
-import type { Collection, CollectionDeclaration } from './collection.js';
+import { type Collection, type CollectionDeclaration, SYSTEM_FIELDS } from './collection.js';
 import { ConfigError } from './config-error.js';
 import type { IndexedField } from './indexed-field.js';
 import { isScalar, nameOf } from './references.js';
@@ -39,6 +39,7 @@ export interface CatalogOptions {
 export function buildCatalog(declarations: readonly CollectionDeclaration[], options: CatalogOptions = {}): Catalog {
   const drafts = declarations.map(draftOf);
   checkNames(drafts);
+  for (const draft of drafts) checkAccounts(draft);
   const byName = new Map(drafts.map((draft) => [draft.plural, draft]));
   for (const draft of drafts) {
     for (const reference of draft.references) {
@@ -104,6 +105,9 @@ function draftOf(declaration: CollectionDeclaration): Draft {
   const references = schema?.references ?? [];
   // Every reference held in one id is indexed, for `?userId=7` and for deletes to find referrers.
   const referenceIndexes = references.filter((r) => isScalar(r) && !declared.includes(r.name)).map((r) => r.name);
+  const unique = declaration.unique ?? schema?.unique ?? [];
+  const account = declaration.account ?? schema?.account;
+  const owner = declaration.owner ?? schema?.owner;
   return {
     plural,
     singular,
@@ -112,9 +116,23 @@ function draftOf(declaration: CollectionDeclaration): Draft {
     source,
     ...(schema && { schema }),
     indexes: [...declared, ...referenceIndexes].map((field) => ({ collection: plural, path: field.split('.') })),
-    unique: declaration.unique ?? schema?.unique ?? [],
+    unique,
     references,
+    rules: declaration.rules ?? schema?.rules ?? {},
+    ...(account && { account }),
+    ...(owner !== undefined && { owner }),
   };
+}
+
+/** Refuses an account collection no one could sign in to, and an owner field that is not a plain field. */
+function checkAccounts(draft: Draft): void {
+  const { account, owner, unique, source } = draft;
+  if (account && unique.length === 0) {
+    throw new ConfigError(`SCHEMAS: ${source}: x-auth needs a unique field to sign in with ("x-unique": ["email"])`);
+  }
+  if (owner !== undefined && (SYSTEM_FIELDS as readonly string[]).includes(owner)) {
+    throw new ConfigError(`SCHEMAS: ${source}: x-owner names "${owner}", a field restock sets itself`);
+  }
 }
 
 /** Refuses names that collide with each other, or with paths restock serves itself. */

@@ -14,11 +14,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import {
+  type AccountSettings,
+  AUTH_META_SCHEMA,
+  accountSettingsOf,
+  passwordSchemaOf,
+  withoutPassword,
+} from './accounts.js';
 import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 import { escapePointer } from './json-pointer.js';
 import { linearRegExp } from './linear-regexp.js';
 import { ON_DELETE, type Reference, referencesOf } from './references.js';
+import { parseRules } from './rules/rule-syntax.js';
+import type { CollectionRules } from './rules/rule-tree.js';
 import type { UniqueField } from './unique-field.js';
 
 /** One failed check, as a JSON Pointer into the record and a message. */
@@ -40,8 +49,16 @@ export interface CollectionSchema {
   unique: UniqueField[];
   /** Its fields that hold ids of records (`x-ref`, ../references.ts). */
   references: Reference[];
+  /** Accounts (`x-auth`): the collection's records sign in, and `checkPassword` checks a password. */
+  account?: AccountSettings;
+  /** Its record rules (`x-rules`), parsed. */
+  rules: CollectionRules;
+  /** The field set from the caller's account id on create (`x-owner`). */
+  owner?: string;
   /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
   check(record: unknown): SchemaViolation[];
+  /** An account collection's check of a password, apart from the record's. */
+  checkPassword?(password: unknown): SchemaViolation[];
 }
 
 /** The annotations restock reads from a schema. */
@@ -50,6 +67,9 @@ const SINGULAR_KEYWORD = 'x-singular';
 const INDEX_KEYWORD = 'x-index';
 const REF_KEYWORD = 'x-ref';
 const ON_DELETE_KEYWORD = 'x-on-delete';
+const AUTH_KEYWORD = 'x-auth';
+const RULES_KEYWORD = 'x-rules';
+const OWNER_KEYWORD = 'x-owner';
 
 /**
  * Reads every `*.json` file of `folder` as the schema of the collection it is named after
@@ -71,6 +91,10 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
   ajv.addKeyword({ keyword: INDEX_KEYWORD, metaSchema: { type: 'array', items: FIELD_PATH } });
   ajv.addKeyword({ keyword: REF_KEYWORD, metaSchema: { type: 'string' } });
   ajv.addKeyword({ keyword: ON_DELETE_KEYWORD, metaSchema: { enum: ON_DELETE } });
+  ajv.addKeyword({ keyword: AUTH_KEYWORD, metaSchema: AUTH_META_SCHEMA });
+  // Rules are read apart (parseRules), where an error can name the rule and the column.
+  ajv.addKeyword({ keyword: RULES_KEYWORD });
+  ajv.addKeyword({ keyword: OWNER_KEYWORD, metaSchema: FIELD_PATH });
 
   const schemas = new Map<string, CollectionSchema>();
   for (const name of files.sort()) {
@@ -90,12 +114,16 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
     if (document.type !== undefined && document.type !== 'object') {
       throw fail(`must describe an object (its type is ${JSON.stringify(document.type)})`);
     }
+    const account = accountSettingsOf(document[AUTH_KEYWORD], fail);
     let validate: ReturnType<typeof ajv.compile>;
+    let validatePassword: ReturnType<typeof ajv.compile> | undefined;
     try {
-      validate = ajv.compile(document);
+      validate = ajv.compile(account ? withoutPassword(document) : document);
+      if (account) validatePassword = ajv.compile(passwordSchemaOf(document));
     } catch (error) {
       throw fail(`is not a valid JSON Schema: ${(error as Error).message}`);
     }
+    const owner = document[OWNER_KEYWORD] as string | undefined;
     const unique = ((document[UNIQUE_KEYWORD] ?? []) as (string | { field: string; ignoreCase?: boolean })[]).map(
       (entry) => {
         const { field, ignoreCase = false } = typeof entry === 'string' ? { field: entry } : entry;
@@ -111,9 +139,18 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       indexes: (document[INDEX_KEYWORD] ?? []) as string[],
       unique,
       references: referencesOf(collection, document, (why) => fail(why)),
+      rules: parseRules(document[RULES_KEYWORD], file),
+      ...(owner !== undefined && { owner }),
       check(record) {
         return validate(record) ? [] : (validate.errors ?? []).map(violation);
       },
+      ...(account && {
+        account,
+        checkPassword(password: unknown) {
+          if ((validatePassword as typeof validate)(password)) return [];
+          return ((validatePassword as typeof validate).errors ?? []).map(violation);
+        },
+      }),
     });
   }
   return schemas;

@@ -5,14 +5,14 @@
  * OpenAPI document, the console's index and the commands, the way PocketBase's tables,
  * API and admin all read one collection model.
  */
+import type { AccountSettings } from './accounts.js';
 import type { CollectionSchema } from './collection-schema.js';
 import type { IndexedField } from './indexed-field.js';
 import type { Reference } from './references.js';
+import type { CollectionRules } from './rules/rule-tree.js';
 import type { UniqueField } from './unique-field.js';
 
-/** Fields the server owns on every record: ignored when a client sends them. */
-export const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
-export type SystemField = (typeof SYSTEM_FIELDS)[number];
+export { SYSTEM_FIELDS, type SystemField } from './system-fields.js';
 
 export interface Collection {
   /** The collection's name: its table, and its path (`/users/`). */
@@ -35,6 +35,12 @@ export interface Collection {
   readonly references: readonly Reference[];
   /** The references other collections' records (or its own) hold to its records. */
   readonly referrers: readonly Reference[];
+  /** Set when its records are accounts (`x-auth`): they sign in, and their claims go into tokens. */
+  readonly account?: AccountSettings;
+  /** Who may do what without an API key (`x-rules`); an operation without a rule is for keys only. */
+  readonly rules: CollectionRules;
+  /** The field a create sets from the caller's account id, which no account may change (`x-owner`). */
+  readonly owner?: string;
 }
 
 /** What declares a collection: its names and, when it has them, its schema and fields. */
@@ -49,6 +55,12 @@ export interface CollectionDeclaration {
   readonly indexes?: readonly string[];
   /** Fields to keep unique, instead of the schema's (`x-unique`). */
   readonly unique?: readonly UniqueField[];
+  /** Record rules, instead of the schema's (`x-rules`). */
+  readonly rules?: CollectionRules;
+  /** Accounts, instead of the schema's (`x-auth`). */
+  readonly account?: AccountSettings;
+  /** The owner field, instead of the schema's (`x-owner`). */
+  readonly owner?: string;
 }
 
 /** The canonical paths of a collection: its list, create, and one record. */

@@ -35,12 +35,22 @@ export const PROBLEM_TYPES = {
     status: 401,
     title: 'Unauthorized',
     description:
-      'The request needs an API key (Authorization: Bearer <key>) and carries none, or one this server does not know.',
+      'The request needs an API key or an access token (Authorization: Bearer <key or token>) and carries none, ' +
+      'or one this server does not accept (unknown, expired, or signed by a key it does not trust).',
+  },
+  'invalid-credentials': {
+    status: 401,
+    title: 'Invalid credentials',
+    description:
+      'No account has that name and password, or the refresh token is unknown, expired, used already or revoked. ' +
+      'The answer never says which part was wrong.',
   },
   forbidden: {
     status: 403,
     title: 'Forbidden',
-    description: 'The API key is valid but its scope does not allow this method (a read key cannot write).',
+    description:
+      "The credential is valid but may not do this: a read key cannot write, or the collection's rules " +
+      'let this account see the record but not change it.',
   },
   'not-found': { status: 404, title: 'Not found', description: 'No such path, or no record with that id.' },
   'method-not-allowed': {
@@ -121,6 +131,11 @@ export const PROBLEM_TYPES = {
     description:
       'This credential (or address, without one) used up its request budget; retry after Retry-After seconds. ' +
       'The RateLimit-* headers give the budget.',
+  },
+  'too-many-sign-ins': {
+    status: 429,
+    title: 'Too many failed sign-ins',
+    description: 'This account, or this address, failed to sign in too often lately; retry after Retry-After seconds.',
   },
   'too-many-costly-queries': {
     status: 429,

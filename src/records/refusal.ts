@@ -19,7 +19,11 @@ export type RefusalKind =
   | 'invalid-idempotency-key'
   | 'idempotency-key-in-use'
   | 'idempotency-key-reused'
-  | 'idempotent-record-gone';
+  | 'idempotent-record-gone'
+  | 'not-found'
+  | 'forbidden'
+  | 'invalid-credentials'
+  | 'too-many-sign-ins';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

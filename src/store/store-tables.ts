@@ -8,13 +8,17 @@ import { ConfigError } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 
 export const STORE_TABLES: readonly string[] = [
+  'account_secrets',
   'change_inbox',
   'change_seqs',
   'changes',
   'declared_refs',
   'idempotency_keys',
   'record_refs',
+  'refresh_families',
+  'refresh_tokens',
   'schema_migrations',
+  'signing_keys',
 ];
 
 /** Refuses, in one line naming its file, a collection whose table would be one of the store's. */

@@ -5,6 +5,7 @@
 import type { IndexedField } from '../core/indexed-field.js';
 import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
+import type { AccountTables } from './account-model.js';
 import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 import type { StoredRecord } from './record-model.js';
@@ -31,6 +32,13 @@ export interface WriteConditions {
   readonly check?: (data: string) => void;
   /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
   readonly maxBytes?: number;
+  /**
+   * Called with the record as it is, under the write's lock, before it changes: a throw
+   * (a record rule refusing the caller) leaves it unchanged and is passed on.
+   */
+  readonly allow?: (current: StoredRecord) => void;
+  /** An account's new password hash, written in the same transaction. */
+  readonly secret?: string;
 }
 
 /** Records that share a value of a unique field. */
@@ -59,27 +67,33 @@ export interface Records {
    */
   isCostly(query: ListQuery): Promise<boolean>;
   /** How many records the query's filters and search match (its paging aside). */
-  count(query: Pick<ListQuery, 'where' | 'search'>): Promise<number>;
+  count(query: Pick<ListQuery, 'where' | 'rule' | 'search'>): Promise<number>;
   get(id: number): Promise<StoredRecord | undefined>;
   /** The records of these ids that exist, in one statement per {@link MAX_MANY} ids. */
   getMany(ids: readonly number[]): Promise<StoredRecord[]>;
   /**
-   * Stores a new record; resolves once it is durable. With `idempotency`, the claim is
+   * Stores a new record (with an account's password hash, `secret`, in the same
+   * transaction); resolves once it is durable. With `idempotency`, the claim is
    * completed with the new record in the same transaction, or the create fails with
    * {@link IdempotencyConflictError} if the claim is no longer this request's.
    */
-  create(data: string, idempotency?: IdempotentCreate): Promise<StoredRecord>;
+  create(data: string, idempotency?: IdempotentCreate, secret?: string): Promise<StoredRecord>;
   /**
    * Stores many new records in one transaction: all of them, in order, or none. With
    * `idempotency`, the claim is completed with all of them in the same transaction.
    */
-  createMany(data: readonly string[], idempotency?: IdempotentCreate): Promise<StoredRecord[]>;
+  createMany(
+    data: readonly string[],
+    idempotency?: IdempotentCreate,
+    secrets?: readonly (string | undefined)[],
+  ): Promise<StoredRecord[]>;
   /**
    * Writes records exactly as given (ids, versions and timestamps kept), in one
    * transaction, all or none; for moving data between stores. Later creates get ids above
-   * every restored one. A record whose id is taken fails the whole batch.
+   * every restored one. A record whose id is taken fails the whole batch. `secrets[i]` is
+   * `records[i]`'s password hash, if it has one (an account collection's), written with it.
    */
-  restore(records: readonly StoredRecord[]): Promise<void>;
+  restore(records: readonly StoredRecord[], secrets?: readonly (string | undefined)[]): Promise<void>;
   /**
    * Applies a JSON Merge Patch (RFC 7396; as JSON text, or the parsed object, which is not
    * changed) to the stored fields, in one atomic step (read, merge and write in one
@@ -90,15 +104,29 @@ export interface Records {
   merge(id: number, patch: string | object, conditions?: WriteConditions): Promise<StoredRecord | undefined>;
   /**
    * Replaces a record's fields with `data` (JSON text), as a new version; resolves with the
-   * result once durable, or undefined if no such id. For `restock import --upsert`.
+   * result once durable, or undefined if no such id. For `restock import --upsert`. With
+   * `secret`, the account's password hash is replaced in the same transaction; without, it is kept.
    */
-  replace(id: number, data: string): Promise<StoredRecord | undefined>;
+  replace(id: number, data: string, secret?: string): Promise<StoredRecord | undefined>;
   /**
    * Deletes a record; resolves with it as it was, or undefined if no such id. `ifVersion` as
    * for merge. In the same transaction, an `Idempotency-Key` that created the record forgets
    * its copy of it (a retry then hears it is gone).
    */
-  remove(id: number, conditions?: Pick<WriteConditions, 'ifVersion'>): Promise<StoredRecord | undefined>;
+  remove(id: number, conditions?: Pick<WriteConditions, 'ifVersion' | 'allow'>): Promise<StoredRecord | undefined>;
+  /**
+   * The record whose `field` (a unique one) holds the text `value`, compared as the field's
+   * unique index compares it (ignoring ASCII case where it does); for signing in.
+   */
+  findUnique(field: Omit<UniqueField, 'collection'>, value: string): Promise<StoredRecord | undefined>;
+  /** An account's password hash; undefined for a record without one. */
+  secretOf(id: number): Promise<string | undefined>;
+  /**
+   * The password hashes of the accounts among `ids` that have one, by id, in one statement
+   * per {@link MAX_MANY} ids (`restock export --password-hashes`, a page at a time). Empty
+   * for a collection that holds no accounts.
+   */
+  secretsOf(ids: readonly number[]): Promise<Map<number, string>>;
   /** Values of `field` that several records share (at most `limit` of them). */
   duplicates(field: Omit<UniqueField, 'collection'>, limit: number): Promise<Duplicate[]>;
 }
@@ -162,6 +190,7 @@ export interface Store {
   collection(name: string): Records;
   readonly idempotency: IdempotencyKeys;
   readonly changes: ChangeLog;
+  readonly accounts: AccountTables;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -19,16 +19,24 @@ export class ImportWriter {
 
   constructor(private readonly collection: Records) {}
 
-  /** Writes one batch in one transaction; a failure names the first line it can blame. */
+  /**
+   * Writes one batch in one transaction, accounts with their password hashes (plain-text
+   * passwords hashed before: ./passwords.ts); a failure names the first line it can blame.
+   */
   async write(batch: readonly Pending[]): Promise<void> {
+    const hashes = batch.some((p) => p.hash !== undefined) ? batch.map((p) => p.hash) : undefined;
     try {
       if (batch[0]?.kept) {
         const records = batch.map((p) => p.kept as StoredRecord);
-        await this.collection.restore(records);
+        await this.collection.restore(records, hashes);
         this.#written.push(...records.map((r) => r.id));
         this.restored += batch.length;
       } else {
-        const made = await this.collection.createMany(batch.map((p) => p.data));
+        const made = await this.collection.createMany(
+          batch.map((p) => p.data),
+          undefined,
+          hashes,
+        );
         this.#written.push(...made.map((r) => r.id));
         this.created += batch.length;
       }

@@ -8,6 +8,8 @@
  * written in batches, each one transaction (./batches.ts); a line or batch that fails undoes
  * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts); `--upsert FIELD`
  * replaces the records that match on FIELD, and can run again after a failure (./upsert.ts).
+ * Into a collection of accounts, a line's `password` never lands among its fields: a hash is
+ * kept as it is, plain text is checked as a create checks it and hashed (./passwords.ts).
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -15,9 +17,10 @@ import { Presets, SingleBar } from 'cli-progress';
 import { ConfigError } from '../../config/index.js';
 import type { CommandContext } from '../command.js';
 import { collectionOption, openCollection } from '../command.js';
-import { InputError, readRecords } from '../record-reader.js';
+import { InputError, type RecordText, readRecords } from '../record-reader.js';
 import { ImportWriter } from './batches.js';
 import { DryRun } from './dry-run.js';
+import { hashPasswords } from './passwords.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
 import { Upserter } from './upsert.js';
 
@@ -47,22 +50,26 @@ export async function runImport({ config, options, positionals, io }: CommandCon
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) {
     throw new ConfigError(`--batch-size must be an integer from 1 to 100000, got "${options['batch-size']}"`);
   }
+  const newIds = options['new-ids'] === true;
   const input = file === '-' ? io.stdin : openFile(file);
   const total = file === '-' ? undefined : statSync(file).size;
   const { collection, records, indexedPaths, references, close } = await openCollection(config, options, {
     enforceUnique: true,
   });
   const { plural: name, schema } = collection;
-  const newIds = options['new-ids'] === true;
+  const read = (record: RecordText) => prepare(record, config, collection, newIds, indexedPaths);
   const progress = progressBar(io, input, total, `${options['dry-run'] ? 'checking' : 'importing'} ${name}`);
   const started = Date.now();
   try {
     if (options['dry-run'] === true) {
       const dryRun = new DryRun(records, collection.unique, references);
+      let toHash = 0;
       try {
         for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
           try {
-            await dryRun.add(prepare(record, config, schema, newIds, indexedPaths));
+            const pending = read(record);
+            if (pending.password !== undefined) toHash++;
+            await dryRun.add(pending);
           } catch (error) {
             if (!(error instanceof BadRecord)) throw error;
             dryRun.report({ line: error.line, message: error.message });
@@ -86,6 +93,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
         `checked ${dryRun.checked} ${name} (${dryRun.checked - kept} with new ids, ${kept} with their own): ` +
           `${problems > 0 ? `${problems} cannot be imported` : 'every one can be imported'}` +
           `${unresolved > 0 ? `; ${unresolved} references name records that do not exist, kept as they are` : ''}` +
+          `${toHash > 0 ? `; ${toHash} plain-text passwords would be hashed` : ''}` +
           '; nothing was written\n',
       );
       return problems > 0 ? 1 : 0;
@@ -95,8 +103,10 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       typeof options.upsert === 'string' ? new Upserter(records, options.upsert, schema) : new ImportWriter(records);
     let batch: Pending[] = [];
     let batchBytes = 0;
+    let hashed = 0;
     const flush = async () => {
       if (batch.length === 0) return;
+      hashed += await hashPasswords(batch, config.passwordHashCost);
       await writer.write(batch);
       batch = [];
       batchBytes = 0;
@@ -104,7 +114,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     };
     try {
       for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
-        const pending = prepare(record, config, schema, newIds, indexedPaths);
+        const pending = read(record);
         const full = batch.length >= batchSize || batchBytes + pending.data.length > BATCH_BYTES;
         if (batch.length > 0 && (full || Boolean(batch[0]?.kept) !== Boolean(pending.kept))) await flush();
         batch.push(pending);
@@ -134,11 +144,13 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     }
     progress.stop();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const passwords = hashed > 0 ? `, ${hashed} plain-text passwords hashed` : '';
     io.stdout.write(
       writer instanceof Upserter
-        ? `imported ${written(writer)} ${name} (${writer.created} created, ${writer.replaced} replaced) in ${seconds} s\n`
-        : `imported ${written(writer)} ${name} (${writer.created} with new ids, ${writer.restored} with their own) ` +
-            `in ${seconds} s\n`,
+        ? `imported ${written(writer)} ${name} (${writer.created} created, ${writer.replaced} replaced${passwords}) ` +
+            `in ${seconds} s\n`
+        : `imported ${written(writer)} ${name} (${writer.created} with new ids, ${writer.restored} with their own` +
+            `${passwords}) in ${seconds} s\n`,
     );
     return 0;
   } finally {

@@ -1,12 +1,16 @@
 /**
- * One line of an import: checked as the API would check a record (limits, then the schema),
- * and made ready to write, keeping its id or not.
+ * One line of an import: checked as the API would check a record (limits, an account's
+ * password, then the schema), and made ready to write, keeping its id or not.
  */
 import { randomInt } from 'node:crypto';
 import type { Config } from '../../config/index.js';
-import type { CollectionSchema } from '../../core/collection-schema.js';
+import { PASSWORD_FIELD } from '../../core/accounts.js';
+import type { Collection } from '../../core/collection.js';
 import { oversizedIndexedValue } from '../../core/indexed-values.js';
 import { checkLimits, withoutSystemFields } from '../../core/record-rules.js';
+import { takePassword } from '../../records/accounts/password-field.js';
+import { isPasswordHash } from '../../records/accounts/password-hash.js';
+import { Refusal } from '../../records/refusal.js';
 import { MAX_ID, type StoredRecord } from '../../store/store.js';
 import type { RecordText } from '../record-reader.js';
 
@@ -20,6 +24,10 @@ export interface Pending {
   fields: Record<string, unknown>;
   /** Set when the record keeps its id: what `restore` writes. */
   kept?: StoredRecord;
+  /** An account's password hash, written with it: the file's own (an export's), or made from `password`. */
+  hash?: string;
+  /** An account's password in plain text, checked as a create checks it; hashed before the write (./passwords.ts). */
+  password?: string;
 }
 
 /** A line the importer refuses. */
@@ -43,13 +51,13 @@ export function lineLimit(maxRecordBytes: number): number {
 }
 
 /**
- * Checks one record as the API would (limits, the schema, the values its indexes hold), and
- * decides whether it keeps its id.
+ * Checks one record as the API would (limits, an account's password, the schema, the values
+ * its indexes hold), and decides whether it keeps its id.
  */
 export function prepare(
   { line, text }: RecordText,
   limits: Config,
-  schema: CollectionSchema | undefined,
+  collection: Pick<Collection, 'account' | 'schema' | 'singular'>,
   newIds: boolean,
   indexedPaths: readonly (readonly string[])[] = [],
 ): Pending {
@@ -64,12 +72,13 @@ export function prepare(
   }
   const broken = checkLimits(value, limits, { text });
   if (broken) throw new BadRecord(line, `${broken.pointer || '/'}: ${broken.message}`);
-  const fields = withoutSystemFields(value as Record<string, unknown>);
-  const [violation, ...more] = schema?.check(fields) ?? [];
-  if (violation) {
-    const others = more.length > 0 ? ` (and ${more.length} more)` : '';
-    throw new BadRecord(line, `breaks the schema: ${violation.pointer || '/'} ${violation.message}${others}`);
-  }
+  const { fields, hash, password } = passwordOf(
+    collection,
+    withoutSystemFields(value as Record<string, unknown>),
+    line,
+  );
+  const violations = collection.schema?.check(fields) ?? [];
+  if (violations.length > 0) throw schemaBreach(line, violations);
   const oversized = oversizedIndexedValue(fields, indexedPaths, limits.maxIndexedValueBytes);
   if (oversized) throw new BadRecord(line, `${oversized.pointer}: ${oversized.message}`);
   const data = JSON.stringify(fields);
@@ -80,8 +89,9 @@ export function prepare(
       `the record is ${bytes} bytes as compact JSON, more than MAX_RECORD_BYTES (${limits.maxRecordBytes})`,
     );
   }
+  const secret = { ...(hash !== undefined && { hash }), ...(password !== undefined && { password }) };
   const { id, createdAt, updatedAt } = value as Record<string, unknown>;
-  if (newIds || id === undefined) return { line, data, fields };
+  if (newIds || id === undefined) return { line, data, fields, ...secret };
 
   if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > MAX_ID) {
     throw new BadRecord(line, `id must be an integer from 1 to ${MAX_ID} (2^53 - 1), got ${JSON.stringify(id)}`);
@@ -97,7 +107,36 @@ export function prepare(
   const now = new Date().toISOString();
   const created = (createdAt as string | undefined) ?? (updatedAt as string | undefined) ?? now;
   const updated = (updatedAt as string | undefined) ?? created;
-  return { line, data, fields, kept: { id, data, version: restoredVersion(), createdAt: created, updatedAt: updated } };
+  const kept = { id, data, version: restoredVersion(), createdAt: created, updatedAt: updated };
+  return { line, data, fields, kept, ...secret };
+}
+
+/**
+ * An account's fields without its password, and the password: a PHC scrypt string (as
+ * `restock export --password-hashes` writes) is taken as the hash itself; anything else is
+ * the password, checked as a create checks it. In other collections, `password` is a field.
+ */
+function passwordOf(
+  collection: Pick<Collection, 'account' | 'schema' | 'singular'>,
+  sent: Record<string, unknown>,
+  line: number,
+): { fields: Record<string, unknown>; hash?: string; password?: string } {
+  const given = sent[PASSWORD_FIELD];
+  if (collection.account && typeof given === 'string' && isPasswordHash(given)) {
+    const { [PASSWORD_FIELD]: _, ...fields } = sent;
+    return { fields, hash: given };
+  }
+  try {
+    return takePassword(collection, sent);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    throw schemaBreach(line, error.extras.errors ?? [{ pointer: `/${PASSWORD_FIELD}`, message: error.message }]);
+  }
+}
+
+function schemaBreach(line: number, [first, ...more]: readonly { pointer: string; message: string }[]): BadRecord {
+  const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+  return new BadRecord(line, `breaks the schema: ${first?.pointer || '/'} ${first?.message}${others}`);
 }
 
 /**

@@ -50,10 +50,12 @@ export class Upserter {
     }
     const fresh: Pending[] = [];
     const replacing: Promise<unknown>[] = [];
+    // An account's password is replaced only when its line gives one: an export made without
+    // --password-hashes, imported again, leaves everyone's password as it is.
     for (const [i, pending] of batch.entries()) {
       const id = stored.get(JSON.stringify(keys[i]));
       if (id === undefined) fresh.push(pending);
-      else replacing.push(this.collection.replace(id, pending.data));
+      else replacing.push(this.collection.replace(id, pending.data, pending.hash));
     }
     await Promise.all(replacing);
     this.replaced += replacing.length;

@@ -108,6 +108,7 @@ const migrations: readonly Migration[] = [
     name: 'change inbox',
     up: () => createChangeInbox(),
   },
+  { version: 9, ...shared.accounts },
 ];
 
 /**

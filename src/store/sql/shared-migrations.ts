@@ -4,6 +4,7 @@
  * numbers its databases in the field already record, which differ because each engine had
  * migrations of its own before them.
  */
+import { createAccountTables } from './account-tables.js';
 import { createChangeTables } from './change-log-sql.js';
 import type { Migration } from './driver.js';
 import { createReferenceTables } from './reference-sql.js';
@@ -11,9 +12,14 @@ import { createReferenceTables } from './reference-sql.js';
 export type SharedMigration = Omit<Migration, 'version'>;
 
 /** The shared migrations in the order every engine applies them. */
-export function sharedMigrations(idType: string): { references: SharedMigration; changeLog: SharedMigration } {
+export function sharedMigrations(idType: string): {
+  references: SharedMigration;
+  changeLog: SharedMigration;
+  accounts: SharedMigration;
+} {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
     changeLog: { name: 'change log', up: () => createChangeTables(idType) },
+    accounts: { name: 'accounts', up: () => createAccountTables(idType) },
   };
 }

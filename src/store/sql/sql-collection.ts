@@ -16,40 +16,18 @@ import {
   type WriteConditions,
 } from '../store.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
-import type { SqlDialect } from './dialect.js';
 import type { Guard } from './driver.js';
 import type { SqlEngine } from './engine.js';
 import { indexedIn } from './index-sql.js';
+import { chunked, insertRows } from './insert-rows.js';
 import { listedRecord, selectCount, selectPage } from './list-sql.js';
-import { first, type Program, sql as plain, type Result, type Sql } from './program.js';
+import { first, type Program, sql as plain, type Result } from './program.js';
 import { planVerdicts } from './query-plan.js';
 import { collectionSql, recordColumns } from './record-sql.js';
 import { holdTargets, link, unlink } from './reference-sql.js';
+import { secretSql } from './secret-sql.js';
 import { completeClaim } from './sql-idempotency.js';
-import { selectDuplicatesSql, toDuplicate } from './unique-sql.js';
-
-/** Rows per INSERT of a batch (createMany, restore): far below every database's parameter limit. */
-const ROWS_PER_INSERT = 1000;
-
-/** A multi-row INSERT (`head` VALUES … `tail`) of `rows`, each row's values as `row` writes them through `param`. */
-function insertRows<T>(
-  dialect: SqlDialect,
-  [head, tail]: [string, string],
-  rows: readonly T[],
-  row: (item: T, param: (value: unknown) => string) => string,
-): Sql {
-  const values: unknown[] = [];
-  const param = (value: unknown) => {
-    values.push(value);
-    return dialect.placeholder(values.length);
-  };
-  const tuples = rows.map((item) => `(${row(item, param)})`);
-  return { text: `${head} VALUES ${tuples.join(', ')}${tail}`, values };
-}
-
-function* chunked<T>(items: readonly T[]): Generator<readonly T[]> {
-  for (let at = 0; at < items.length; at += ROWS_PER_INSERT) yield items.slice(at, at + ROWS_PER_INSERT);
-}
+import { selectByUniqueSql, selectDuplicatesSql, toDuplicate } from './unique-sql.js';
 
 const records = (result: Result) => result.rows as unknown as StoredRecord[];
 const isoNow = () => new Date().toISOString();
@@ -67,6 +45,11 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
   const refers = references.length > 0;
   const referred = collection.referrers.length > 0;
   const parse = (data: string): unknown => JSON.parse(data);
+  const secrets = collection.account ? secretSql(dialect, table) : undefined;
+  function* keepSecrets(written: readonly { id: number }[], hashes?: readonly (string | undefined)[]): Program<void> {
+    if (secrets) yield* secrets.keep(written, hashes);
+    else if (hashes?.some((hash) => hash !== undefined)) throw new Error(`${table} holds no accounts: no passwords`);
+  }
   /** Holds the records `created` name, writes them, and returns them. */
   function* linked(created: StoredRecord[]): Program<StoredRecord[]> {
     if (refers) {
@@ -117,12 +100,15 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       }
       return found;
     },
-    async create(data, idempotency) {
+    async create(data, idempotency, secret) {
       const insert = sql.insert({ data, now: isoNow() });
-      if (!idempotency && !refers) return records(await guard(driver.write(insert), table))[0] as StoredRecord;
+      if (!idempotency && !refers && secret === undefined) {
+        return records(await guard(driver.write(insert), table))[0] as StoredRecord;
+      }
       const work = function* (): Program<StoredRecord> {
         if (refers) yield* holdTargets(dialect, references, [{ fields: parse(data), at: '' }]);
         const [record] = (yield* linked(records(yield insert))) as [StoredRecord];
+        yield* keepSecrets([record], [secret]);
         if (!idempotency) return record;
         const done = yield completeClaim(dialect, table, record, idempotency);
         if (done.changes !== 1) throw new IdempotencyConflictError();
@@ -130,7 +116,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       };
       return guard(driver.transaction(work), table);
     },
-    createMany(data, idempotency) {
+    createMany(data, idempotency, hashes) {
       const work = function* (): Program<StoredRecord[]> {
         const now = isoNow();
         const head = `INSERT INTO "${table}" (data, created_at, updated_at)`;
@@ -150,6 +136,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
         // Ids are drawn in the order of the rows: in id order is in the order given.
         created.sort((a, b) => a.id - b.id);
         yield* linked(created);
+        yield* keepSecrets(created, hashes);
         if (idempotency) {
           const done = yield completeClaim(dialect, table, created, idempotency);
           if (done.changes !== 1) throw new IdempotencyConflictError();
@@ -158,7 +145,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       };
       return guard(driver.transaction(work), table);
     },
-    async restore(items) {
+    async restore(items, hashes) {
       const work = function* (): Program<void> {
         const head = `INSERT INTO "${table}" (id, data, version, created_at, updated_at) ${dialect.explicitIds}`;
         for (const chunk of chunked(items)) {
@@ -175,16 +162,19 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
         if (dialect.afterExplicitIds) yield plain(dialect.afterExplicitIds(table));
         // Restored as they were: references are kept, not checked (records may come before those they name).
         yield* linked([...items]);
+        yield* keepSecrets(items, hashes);
       };
       if (items.length > 0) await guard(driver.transaction(work), table);
     },
-    merge(id, patch, { check, ifVersion, maxBytes }: WriteConditions = {}) {
+    merge(id, patch, { check, ifVersion, maxBytes, allow, secret }: WriteConditions = {}) {
       const work = function* (): Program<StoredRecord | undefined> {
         const current = yield* first<StoredRecord>(sql.lock({ id }));
+        if (current) allow?.(current);
         if (!current || !versionMatches(ifVersion, current.version)) {
           if (ifVersion !== undefined) throw new PreconditionFailedError();
           return undefined;
         }
+        yield* keepSecrets([{ id }], [secret]);
         const data = mergedFields(current.data, patch, maxBytes);
         const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
         check?.(record.data);
@@ -193,12 +183,13 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       };
       return guard(driver.transaction(work), table);
     },
-    async replace(id, data) {
+    async replace(id, data, secret) {
       const update = sql.update({ id, data, now: isoNow() });
-      if (!refers) return records(await guard(driver.write(update), table))[0];
+      if (!refers && secret === undefined) return records(await guard(driver.write(update), table))[0];
       const work = function* (): Program<StoredRecord | undefined> {
         const record = records(yield update)[0];
-        if (record) {
+        if (record) yield* keepSecrets([record], [secret]);
+        if (record && refers) {
           yield unlink(dialect, table, id);
           yield* linked([record]);
         }
@@ -206,23 +197,46 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       };
       return guard(driver.transaction(work), table);
     },
-    async remove(id, { ifVersion } = {}) {
+    async remove(id, { ifVersion, allow } = {}) {
       const versions = ifVersion === undefined || ifVersion === '*' ? undefined : ifVersion;
       if (versions?.length === 0) throw new PreconditionFailedError();
       const remove = versions ? sql.removeIf({ id, versions: dialect.intList(versions) }) : sql.remove({ id });
       const work = function* (): Program<StoredRecord | undefined> {
+        if (allow) {
+          const current = yield* first<StoredRecord>(sql.lock({ id }));
+          if (current) allow(current);
+        }
         const removed = records(yield remove)[0];
         if (!removed) return undefined;
+        if (secrets) yield* secrets.remove(id);
         if (refers) yield unlink(dialect, table, id);
         if (referred) yield* releaseReferrers(dialect, catalog, table, id, { left: MAX_REFERRERS_CHANGED });
         return removed;
       };
       const record =
-        refers || referred
+        refers || referred || secrets || allow
           ? await guard(driver.transaction(work), table)
           : records(await guard(driver.write(remove), table))[0];
       if (!record && ifVersion !== undefined) throw new PreconditionFailedError();
       return record;
+    },
+    async findUnique(field, value) {
+      const wanted = field.ignoreCase ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value;
+      const select = selectByUniqueSql(dialect, { ...field, collection: table }, columns, wanted);
+      return records(await guard(driver.read(select, false)))[0];
+    },
+    async secretOf(id) {
+      if (!secrets) return undefined;
+      const found = await guard(driver.read(secrets.get(id), false));
+      return found.rows[0] === undefined ? undefined : String(found.rows[0].hash);
+    },
+    async secretsOf(ids) {
+      const found = new Map<number, string>();
+      for (let at = 0; secrets && at < ids.length; at += MAX_MANY) {
+        const { rows } = await guard(driver.read(secrets.getMany(ids.slice(at, at + MAX_MANY)), false));
+        for (const row of rows) found.set(Number(row.id), String(row.hash));
+      }
+      return found;
     },
     async duplicates(field, limit) {
       const found = await guard(

@@ -12,6 +12,7 @@ import {
   type StoreOptions,
   StoreUnavailableError,
 } from '../store.js';
+import { sqlAccountTables } from './account-sql.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SqlDriver } from './driver.js';
 import type { SqlEngine } from './engine.js';
@@ -48,6 +49,7 @@ export async function openSqlStore(
     collection: collectionLookup(catalog.names, (name) => sqlCollection(searching, guard, catalog.get(name), catalog)),
     idempotency: sqlIdempotencyKeys(engine, guard),
     changes: sqlChangeLog(engine, guard),
+    accounts: sqlAccountTables(engine, guard),
     ping: () => guard(driver.ping()),
     close: () => driver.close(),
   };

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { type Duplicate, StoreSetupError, type UniqueField, UniqueViolationError } from '../store.js';
 import type { SqlDialect } from './dialect.js';
+import type { Sql } from './program.js';
 
 /** The index that keeps `field` unique; its name is how a violation is traced back to the field. */
 export function uniqueIndexName(field: UniqueField): string {
@@ -58,6 +59,17 @@ export function selectDuplicatesSql(dialect: SqlDialect, field: UniqueField, lim
   const [type, value] = dialect.uniqueTerms(literalPath(dialect, field.path), field.ignoreCase);
   return `SELECT ${value} AS value, count(*) AS n, ${dialect.idList()} AS ids FROM "${field.collection}"
     WHERE ${value} IS NOT NULL GROUP BY ${type}, ${value} HAVING count(*) > 1 ORDER BY n DESC LIMIT ${Number(limit)}`;
+}
+
+/**
+ * The record whose unique `field` holds the text `value` (lower-cased in ASCII by the caller
+ * where the field ignores case), through the field's unique index: its leading term is the
+ * value's JSON type, named `text` by SQLite and `string` by PostgreSQL.
+ */
+export function selectByUniqueSql(dialect: SqlDialect, field: UniqueField, columns: string, value: string): Sql {
+  const [type, term] = dialect.uniqueTerms(literalPath(dialect, field.path), field.ignoreCase);
+  const text = `SELECT ${columns} FROM "${field.collection}" WHERE ${type} IN ('text', 'string') AND ${term} = ${dialect.placeholder(1)}`;
+  return { text, values: [value] };
 }
 
 /** A row of {@link selectDuplicatesSql}. */

@@ -75,6 +75,7 @@ const migrations: readonly Migration[] = [
   },
   { version: 4, ...shared.references },
   { version: 5, ...shared.changeLog },
+  { version: 6, ...shared.accounts },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */

@@ -1,0 +1,84 @@
+/**
+ * Account collections: a schema that says `"x-auth": { "claims": ["role"] }` holds accounts,
+ * which sign in with one of their unique fields and a password. The password is not one of
+ * the record's fields: it is taken from a create or change, checked on its own, kept only
+ * as a slow hash beside the record (src/store/sql/account-tables.ts), and never returned.
+ */
+
+/** What makes a collection hold accounts. */
+export interface AccountSettings {
+  /** Record fields copied into the access token as claims (and so into rules' `auth.*`). */
+  readonly claims: readonly string[];
+}
+
+/** The field a create or change carries an account's password in. */
+export const PASSWORD_FIELD = 'password';
+
+/** What a password must be when the schema does not say (`properties.password`). */
+export const DEFAULT_PASSWORD_SCHEMA = { type: 'string', minLength: 8, maxLength: 1024 } as const;
+
+/**
+ * The longest password restock hashes, whatever the schema says: hashing is the costliest
+ * work one request can ask for, and it must stay bounded.
+ */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * Claims a token carries for restock itself; a record field of the same name would be
+ * taken for them. `collection` says which account collection signed the holder in.
+ */
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+  'sub',
+  'exp',
+  'iat',
+  'nbf',
+  'iss',
+  'aud',
+  'jti',
+  'kid',
+  'id',
+  'collection',
+]);
+
+export const AUTH_META_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    claims: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' } },
+  },
+};
+
+/**
+ * The account settings `x-auth` declares (already checked against {@link AUTH_META_SCHEMA}),
+ * or undefined when it declares none. `fail` says what is wrong.
+ */
+export function accountSettingsOf(raw: unknown, fail: (why: string) => Error): AccountSettings | undefined {
+  if (raw === undefined) return undefined;
+  const claims = ((raw as { claims?: string[] }).claims ?? []).slice();
+  for (const claim of claims) {
+    if (RESERVED_CLAIMS.has(claim)) throw fail(`x-auth: the claim "${claim}" is one restock sets itself`);
+    if (claim === PASSWORD_FIELD) throw fail('x-auth: the password can never be a claim');
+  }
+  return Object.freeze({ claims: Object.freeze(claims) });
+}
+
+/**
+ * The schema a record of an account collection is checked against: the document without its
+ * password, which is checked apart ({@link passwordSchemaOf}) and never stored with the record.
+ */
+export function withoutPassword(document: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const properties = { ...((document.properties ?? {}) as Record<string, unknown>) };
+  delete properties[PASSWORD_FIELD];
+  const required = Array.isArray(document.required)
+    ? (document.required as unknown[]).filter((name) => name !== PASSWORD_FIELD)
+    : undefined;
+  return { ...document, properties, ...(required && { required }) };
+}
+
+/** The schema a password is checked against: the one the document declares for it, or the default. */
+export function passwordSchemaOf(document: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const declared = (document.properties as Record<string, unknown> | undefined)?.[PASSWORD_FIELD];
+  return typeof declared === 'object' && declared !== null
+    ? { ...(declared as Record<string, unknown>) }
+    : { ...DEFAULT_PASSWORD_SCHEMA };
+}
