@@ -7,11 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { runAccountScenarios } from './accounts.js';
+import { accountReportLines } from './accounts-report.js';
 import { median } from './median.js';
 import { ensurePeers, seedJsonServerData, seedPeerDatabase } from './peers/peers.js';
 import {
+  ACCOUNT_SCENARIOS,
   FILTERED_PAGE_CPU_TARGET,
   PEAK_RSS_TARGET_MB,
   requestFor,
@@ -28,6 +30,7 @@ import {
   type PeerTarget,
   startServer,
   type Target,
+  waitUntilIdle,
 } from './servers.js';
 import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
 
@@ -40,13 +43,22 @@ const HELP = `npm run bench -- [options]
   --connections N       concurrent connections (default 50)
   --records N           records of each kind (default 10000)
   --big-records N       records of each kind for the peak-memory run; 0 skips it (default 1000000)
-  --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')})
+  --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')}),
+                        and the accounts and rules scenarios, restock alone over schemas/shop
+                        (${ACCOUNT_SCENARIOS.map((s) => s.name).join(', ')})
+  --stores a,b          stores of the accounts scenarios' pages (default sqlite,postgres;
+                        PostgreSQL on TEST_POSTGRES_URL, skipped when it does not answer)
+  --owner-orders N      the shopper's orders in the accounts scenarios, as many more another's
+                        (default 101000, --quick 10100): the deep page is page 1,000, or with
+                        fewer orders the deepest that has another page after it
+  --sign-ins N          sign-ins measured at each hash cost (default 40, --quick 10)
   --targets a,b         only these servers (restock, baseline, express, json-server)
   --peers               add the peers: the Express app of bench/peers/ and json-server, each
                         on the same records (installed into bench/peers/node_modules when
                         missing); the summary adds restock ÷ each peer
   --against DIR         compare restock with the restock of another checkout in DIR (built
-                        there, for example an earlier commit) instead of with the baseline
+                        there, for example an earlier commit) instead of with the baseline;
+                        the accounts scenarios then run only when --scenarios names them
   --env KEY=VALUE       an environment variable for restock (repeatable), e.g. LOG_LEVEL=warn
                         to see what request logging costs; the default is production's
   --cpu-prof            profile restock (node --cpu-prof) into bench/results/profiles/
@@ -72,6 +84,9 @@ const { values: flags } = parseArgs({
     'no-pin': { type: 'boolean' },
     'no-lists': { type: 'boolean' },
     peers: { type: 'boolean' },
+    stores: { type: 'string' },
+    'owner-orders': { type: 'string' },
+    'sign-ins': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -89,7 +104,13 @@ const options = {
   connections: num(flags.connections, 50),
   records: num(flags.records, 10_000),
   bigRecords: num(flags['big-records'], quick ? 0 : 1_000_000),
-  scenarios: flags.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name),
+  // The accounts scenarios measure restock against itself: with --against, only when named.
+  scenarios:
+    flags.scenarios?.split(',') ??
+    [...SCENARIOS, ...(flags.against ? [] : ACCOUNT_SCENARIOS)].map((s: { name: string }) => s.name),
+  stores: flags.stores?.split(',') ?? ['sqlite', 'postgres'],
+  ownOrders: num(flags['owner-orders'], quick ? 10_100 : 101_000),
+  signIns: num(flags['sign-ins'], quick ? 10 : 40),
   targets: targetsOf(flags.targets?.split(',') ?? ['restock', flags.against ? 'against' : 'baseline']),
   against: flags.against,
   env: Object.fromEntries((flags.env ?? []).map((pair) => [pair.split('=', 1)[0], pair.slice(pair.indexOf('=') + 1)])),
@@ -184,7 +205,7 @@ async function runSession(session: readonly Scenario[], seed: Seed, work: string
       const cpuUs = (server.cpuSeconds() - cpuBefore) * 1e6;
       // Every id a finished or cut-off request may have taken is spent.
       nextId.set(target, (nextId.get(target) as number) + result.requests + options.connections);
-      await idle(server);
+      await waitUntilIdle(server);
       return { ...result, cpuUsPerRequest: result.requests > 0 ? cpuUs / result.requests : Number.NaN };
     };
     /** The targets that can be asked a scenario (json-server has no method override), in the repetition's order. */
@@ -215,20 +236,6 @@ async function runSession(session: readonly Scenario[], seed: Seed, work: string
     runs.push(...mine);
   } finally {
     for (const server of servers.values()) await server.stop();
-  }
-}
-
-/**
- * Waits (up to 10 s) until the server's CPU time stops growing: a server that answers slower
- * than it is asked (json-server's writes) still works through the requests wrk left in
- * flight, and must not do so while the next server is measured on the same core.
- */
-async function idle(server: BenchServer): Promise<void> {
-  for (let waited = 0, last = server.cpuSeconds(); waited < 10_000; waited += 100) {
-    await sleep(100);
-    const now = server.cpuSeconds();
-    if (now - last < 0.002) return;
-    last = now;
   }
 }
 
@@ -271,7 +278,8 @@ async function main(): Promise<void> {
 
   try {
     const n = options.records;
-    log(`bench: seeding ${n} users and ${n} products${peers.length ? ` for restock and ${peers.join(', ')}` : ''}`);
+    if (scenarios.length > 0)
+      log(`bench: seeding ${n} users and ${n} products${peers.length ? ` for restock and ${peers.join(', ')}` : ''}`);
     const base = { users: n, products: n };
     const seconds = options.warmup + options.reps * options.duration;
     const deletes = { users: n, products: Math.max(n, deletePool(seconds)) };
@@ -279,20 +287,22 @@ async function main(): Promise<void> {
     // second, not tens of thousands: a pool sized for the others would only make its file,
     // and each of its writes, many times larger.
     const jsonServerDeletes = { users: n, products: n + JSON_SERVER_DELETES_PER_SECOND * seconds };
-    const seeds = {
-      base: seedAll(work, 'base', base, base),
-      deletes: seedAll(work, 'deletes', deletes, jsonServerDeletes),
-    };
+    const seeds =
+      scenarios.length === 0
+        ? undefined
+        : { base: seedAll(work, 'base', base, base), deletes: seedAll(work, 'deletes', deletes, jsonServerDeletes) };
 
     const runs: Run[] = [];
     for (const names of SESSIONS) {
       const session = scenarios.filter((s) => names.includes(s.name));
       if (session.length === 0) continue;
-      const seed = session.some((s) => s.ids === 'sequential') ? seeds.deletes : seeds.base;
-      await runSession(session, seed, work, runs);
+      const seed = session.some((s) => s.ids === 'sequential') ? seeds?.deletes : seeds?.base;
+      await runSession(session, seed as Seed, work, runs);
     }
     const summary = summarize(runs);
-    const big = options.bigRecords > 0 && options.targets.includes('restock') ? await bigRun(work) : undefined;
+    const restock = options.targets.includes('restock');
+    const big = options.bigRecords > 0 && scenarios.length > 0 && restock ? await bigRun(work) : undefined;
+    const accounts = restock ? await runAccountScenarios({ ...options, pins, work, log }) : undefined;
     const report = {
       started: started.toISOString(),
       machine: {
@@ -307,8 +317,10 @@ async function main(): Promise<void> {
       summary,
       big,
       runs,
+      accounts,
     };
-    printReport(summary, big);
+    if (scenarios.length > 0) printReport(summary, big);
+    if (accounts) process.stdout.write(`${accountReportLines(accounts).join('\n')}\n\n`);
     const file = join(RESULTS, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     log(`bench: results written to ${file}`);

@@ -134,3 +134,27 @@ export const TUNNEL_TARGET = 0.95;
 
 /** Peak resident memory the server may reach under the large-collection run. */
 export const PEAK_RSS_TARGET_MB = 150;
+
+/**
+ * The accounts and rules scenarios (bench/accounts.ts), over the example shop. Each but the
+ * sign-ins compares two requests to one restock, measured back to back: the ratio is the
+ * first's req/s over the second's (and the second's CPU time per request over the first's),
+ * and meets the target at or above it.
+ */
+export interface AccountScenario {
+  name: string;
+  title: string;
+  /** The stores it runs on: PostgreSQL where the rest of the bench measures it too (list pages). */
+  stores: readonly ('sqlite' | 'postgres')[];
+  target?: number;
+}
+
+export const ACCOUNT_SCENARIOS: readonly AccountScenario[] = [
+  { name: 'token-get-one', title: 'GET one order: token ÷ key', stores: ['sqlite'], target: 0.9 },
+  { name: 'owner-page', title: 'page of 100: rule ÷ filter', stores: ['sqlite', 'postgres'], target: 0.9 },
+  { name: 'owner-deep-page', title: 'deep page ÷ page 1, rule', stores: ['sqlite', 'postgres'], target: 0.9 },
+  { name: 'sign-in', title: 'sign-ins per second per core', stores: ['sqlite'] },
+];
+
+/** The cost of a password hash as PASSWORD_HASH_COST gives it: the default, then a cheaper one to compare. */
+export const SIGN_IN_COSTS = ['15,8,3', '14,8,1'] as const;

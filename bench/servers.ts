@@ -181,9 +181,7 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       return kb / 1024;
     },
     cpuSeconds() {
-      // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+      return cpuSecondsOf(pid);
     },
     async stop() {
       if (child.exitCode !== null) return;
@@ -194,6 +192,13 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       clearTimeout(timer);
     },
   };
+}
+
+/** CPU seconds process `pid` has used so far (user + system, all its threads), from /proc. */
+export function cpuSecondsOf(pid: number): number {
+  // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
@@ -208,4 +213,18 @@ async function waitUntilAnswering(url: string, child: ChildProcess, stderr: () =
   }
   child.kill('SIGKILL');
   throw new Error(`server did not answer at ${url}: ${stderr()}`);
+}
+
+/**
+ * Waits (up to 10 s) until the server's CPU time stops growing: a server that answers slower
+ * than it is asked (json-server's writes) still works through the requests wrk left in
+ * flight, and must not do so while the next server is measured on the same core.
+ */
+export async function waitUntilIdle(server: BenchServer): Promise<void> {
+  for (let waited = 0, last = server.cpuSeconds(); waited < 10_000; waited += 100) {
+    await sleep(100);
+    const now = server.cpuSeconds();
+    if (now - last < 0.002) return;
+    last = now;
+  }
 }

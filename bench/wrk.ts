@@ -42,9 +42,12 @@ export function ensureWrk(): void {
   run(['apt-get', 'install', '-y', '-qq', 'wrk']);
 }
 
+/** What wrk sends: a scenario's request, or any other described the same way (bench/accounts.ts). */
+export type LoadRequest = Pick<Scenario, 'method' | 'path' | 'ids' | 'body' | 'headers'>;
+
 export interface LoadOptions {
   url: string;
-  scenario: Scenario;
+  scenario: LoadRequest;
   connections: number;
   seconds: number;
   /** First id for `sequential` scenarios; last id for `random` ones. */

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { body, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
+import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
-const SHOP_SCHEMAS = fileURLToPath(new URL('../schemas/shop', import.meta.url));
+const SHOP_SCHEMAS = OPEN_SHOP_SCHEMAS;
 
 interface Created {
   id: number;

@@ -39,7 +39,7 @@ const shop = createClient<Collections>({ baseUrl: 'http://127.0.0.1:3000' });
 export async function use() {`;
 
 describe('client types generated from the example store', () => {
-  it('type records, list queries and changes by collection', async () => {
+  it('type records, list queries, changes and sign-ins by collection', async () => {
     const found = await diagnostics(`${PREAMBLE}
       const user = await shop.collection('users').create({ name: 'Ada', email: 'ada@example.com' });
       const email: string = user.email;
@@ -50,7 +50,10 @@ describe('client types generated from the example store', () => {
         const name: string = product.name;
         void name;
       }
-      return email;
+      const me = await shop.auth().signIn({ email: 'ada@example.com', password: 'correct horse' });
+      const role: 'customer' | 'staff' | undefined = shop.auth('users').record?.role;
+      void role;
+      return email + me.email;
     }`);
     assert.deepEqual(found, []);
   });
@@ -60,10 +63,14 @@ describe('client types generated from the example store', () => {
       await shop.collection('users').create({ name: 'Ada' });
       await shop.collection('products').update(1, { currency: 'EURO' });
       await shop.collection('orderz').page();
+      await shop.auth().signIn({ email: 'ada@example.com' });
+      shop.auth('accountz');
     }`);
-    assert.equal(found.length, 3, found.join('\n'));
+    assert.equal(found.length, 5, found.join('\n'));
     assert.match(found.join('\n'), /email/);
     assert.match(found.join('\n'), /"EURO"/);
     assert.match(found.join('\n'), /orderz/);
+    assert.match(found.join('\n'), /password/);
+    assert.match(found.join('\n'), /accountz/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The client in Chromium, loaded as an ES module by a page of another origin, as a web
  * application would: its requests cross CORS (preflights for the override, If-Match and
- * Idempotency-Key headers) to a real restock on each store, direct and tunnelled.
+ * Idempotency-Key headers) to a real restock on each store, direct and tunnelled, and
+ * signed in to the example shop.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,9 @@ import ts from 'typescript';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { launchChromium } from './helpers/browser.js';
-import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { authorization } from './helpers/keys.js';
+import { PASSWORDS, shopSettings } from './helpers/shop-accounts.js';
+import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
 const CLIENT = new URL('../src/client/', import.meta.url);
 
@@ -32,6 +35,17 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>client</title>
     let after;
     try { await products.get(made.id); } catch (e) { after = e instanceof ProblemError ? e.status : String(e); }
     return { price: changed.price, seen: seen.includes(made.id), gone: gone.id === made.id, after };
+  };
+  window.signedIn = async (baseUrl, productId) => {
+    const shop = createClient({ baseUrl, tunnel: 'post' });
+    const me = await shop.auth().signIn({ email: 'ada@example.com', password: 'correct horse battery' });
+    const made = await shop.collection('orders').create({ items: [{ productId, quantity: 1 }], status: 'placed' });
+    const owners = (await shop.collection('orders').page()).records.map((o) => o.userId);
+    const kept = shop.auth().session.refreshToken;
+    await shop.auth().signOut();
+    let resumed;
+    try { await shop.auth().resume(kept); } catch (e) { resumed = e instanceof ProblemError ? e.status : String(e); }
+    return { mine: made.userId === me.id, owners: [...new Set(owners)].length, resumed };
   };
 </script>`;
 
@@ -111,4 +125,48 @@ describe('the client in Chromium', () => {
       }
     });
   }
+
+  describe('signed in to the example shop', () => {
+    let db: TestDatabase;
+    let app: FastifyInstance;
+    let origin: string;
+    let productId: number;
+    before(async () => {
+      db = await sqliteKind.create();
+      app = await buildApp({
+        config: defaultConfig({ ...shopSettings(), databaseUrl: db.url, maxEventLoopDelay: 0 }),
+        logStream: false,
+      });
+      origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      const product = await app.inject({
+        method: 'POST',
+        url: '/product/',
+        headers: authorization('write'),
+        payload: { name: 'Teapot' },
+      });
+      productId = product.json<{ id: number }>().id;
+      const ada = { name: 'Ada', email: 'ada@example.com', password: PASSWORDS.ada };
+      assert.equal((await app.inject({ method: 'POST', url: '/user/', payload: ada })).statusCode, 201);
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    it('sends its token across origins, and signs out through POST', async () => {
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${pageOrigin}/`);
+        await page.waitForFunction(() => 'signedIn' in globalThis);
+        const result = await page.evaluate(
+          ([baseUrl, id]) =>
+            (globalThis as unknown as { signedIn: (b: string, p: number) => Promise<unknown> }).signedIn(baseUrl, id),
+          [origin, productId] as const,
+        );
+        assert.deepEqual(result, { mine: true, owners: 1, resumed: 401 });
+      } finally {
+        await page.close();
+      }
+    });
+  });
 });

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { openStore } from '../src/store/open-store.js';
@@ -17,6 +16,7 @@ import { launchChromium } from './helpers/browser.js';
 import { catalogOf } from './helpers/catalog.js';
 import { cli } from './helpers/cli.js';
 import { API_KEYS, READ_KEY, WRITE_KEY } from './helpers/keys.js';
+import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
@@ -235,7 +235,7 @@ describe('the console and the reference page in Chromium', () => {
 
   it("lists every violation of the collection's schema inline, each by its pointer", async () => {
     const schemaDb = await sqliteKind.create();
-    const withSchemas = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/shop' });
+    const withSchemas = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: OPEN_SHOP_SCHEMAS });
     try {
       await page.goto(`${withSchemas.url}/#users`);
       await page
@@ -289,8 +289,9 @@ describe('the console and the reference page in Chromium', () => {
 
     before(async () => {
       folder = mkdtempSync(join(tmpdir(), 'restock-console-schemas-'));
-      const store = fileURLToPath(new URL('../schemas/shop/', import.meta.url));
-      for (const file of readdirSync(store)) copyFileSync(join(store, file), join(folder, file));
+      // The shop without its accounts and rules: this is about the form, not who may use it.
+      for (const file of readdirSync(OPEN_SHOP_SCHEMAS))
+        copyFileSync(join(OPEN_SHOP_SCHEMAS, file), join(folder, file));
       writeFileSync(join(folder, 'gadgets.schema.json'), JSON.stringify(GADGETS));
       shopDb = await sqliteKind.create();
       shop = await startServer({ DATABASE_URL: shopDb.url, SCHEMAS: folder });
@@ -645,7 +646,7 @@ describe('the console and the reference page in Chromium', () => {
 
   it('shows a reference as a link to the record it names, which opens it', async () => {
     const schemaDb = await sqliteKind.create();
-    const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: 'schemas/shop' });
+    const shop = await startServer({ DATABASE_URL: schemaDb.url, SCHEMAS: OPEN_SHOP_SCHEMAS });
     try {
       const post = (path: string, fields: object) =>
         fetch(`${shop.url}${path}`, {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { body, useApp } from './helpers/app.js';
 import { startServer } from './helpers/server.js';
+import { shopSettings } from './helpers/shop-accounts.js';
 import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -62,6 +63,26 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('the index of a store with accounts', () => {
+  const ctx = useApp(sqliteKind, shopSettings(), { contract: true });
+
+  it('says which collections hold accounts, where they sign in, and with which fields (the console asks)', async () => {
+    const index = body<{ collections: Record<string, { auth?: string; signInWith?: string[] }> }>(
+      await ctx.app.inject({ url: '/' }),
+    );
+    assert.deepEqual(
+      Object.entries(index.collections).map(([name, links]) => [name, links.auth, links.signInWith]),
+      [
+        ['orders', undefined, undefined],
+        ['products', undefined, undefined],
+        ['users', '/users/auth/', ['email']],
+      ],
+    );
+    assert.deepEqual(ctx.contract?.violations, []);
+    assert.ok(ctx.contract?.matched.includes('getIndex 200'), 'checked against the OpenAPI document');
+  });
+});
 
 describe('the compiled server', () => {
   it('finds the console and the reference page when run from dist/, as npm start does', async () => {

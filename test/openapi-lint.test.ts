@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document passes Redocly's recommended rules with no error and no warning
  * (redocly.yaml turns off only the rule against the trailing slashes of the API's own
- * paths), with and without collection schemas, with each override setting and a PUBLIC_URL.
+ * paths), with and without collection schemas (and their accounts and rules, with keys), with
+ * an outside identity provider, with each override setting and a PUBLIC_URL.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
+import { withKeys } from './helpers/keys.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -35,6 +37,13 @@ describe('the OpenAPI document under a linter', () => {
   const cases: { name: string; settings: Partial<Config> }[] = [
     { name: 'users and products', settings: {} },
     { name: 'the example store (SCHEMAS)', settings: { schemas: join(ROOT, 'schemas/shop') } },
+    // Its accounts and rules with keys beside them: every scheme named, every one used.
+    { name: 'the example store with API keys', settings: withKeys({ schemas: join(ROOT, 'schemas/shop') }) },
+    // Tokens verified, but no rules to take them: no scheme left unused.
+    {
+      name: 'an outside identity provider, no rules',
+      settings: { authIssuer: 'https://id.test', authAudience: 'restock', authJwksUrl: 'https://id.test/jwks' },
+    },
     { name: 'METHOD_OVERRIDE=post', settings: { methodOverride: new Set(['POST']) } },
     { name: 'METHOD_OVERRIDE=off', settings: { methodOverride: new Set() } },
     { name: 'PUBLIC_URL', settings: { publicUrl: 'https://api.restock.test/v1' } },

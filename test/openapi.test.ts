@@ -5,6 +5,9 @@
  * (./helpers/openapi-validator.ts); and the reference page that renders it.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify';
@@ -33,7 +36,9 @@ interface OpenApiDocument {
   components: {
     schemas: Record<string, Record<string, unknown>>;
     parameters: Record<string, { name: string; required?: boolean; schema: { enum?: string[] } }>;
+    securitySchemes: Record<string, { type: string; scheme?: string; bearerFormat?: string }>;
   };
+  security?: Record<string, string[]>[];
 }
 interface Parameter {
   in?: string;
@@ -46,7 +51,10 @@ interface Parameter {
 }
 interface Operation {
   operationId?: string;
+  summary?: string;
+  description?: string;
   tags?: string[];
+  security?: Record<string, string[]>[];
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
   responses: Record<
@@ -558,9 +566,10 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
     const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     const { User, UserFields, UserPatch, Product } = doc.components.schemas as Record<string, JsonSchemaLike>;
-    assert.deepEqual(Object.keys(User?.properties ?? {}), ['id', 'name', 'email', 'createdAt', 'updatedAt']);
+    assert.deepEqual(Object.keys(User?.properties ?? {}), ['id', 'name', 'email', 'role', 'createdAt', 'updatedAt']);
     assert.deepEqual(User?.required, ['id', 'createdAt', 'updatedAt', 'name', 'email']);
     assert.deepEqual(UserFields?.required, ['name', 'email']);
+    assert.equal(UserFields?.properties?.password?.writeOnly, true, 'a password is sent, never served');
     assert.equal(UserFields?.properties?.email?.format, 'email');
     assert.equal(UserPatch?.required, undefined, 'a merge patch needs no field');
     assert.deepEqual(UserPatch?.properties?.email?.anyOf?.[1], { type: 'null' }, 'null removes a field');
@@ -596,6 +605,302 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
       'listUsers 200',
       'listProducts 200',
     ]) {
+      assert.ok(ctx.contract?.matched.includes(exchange), exchange);
+    }
+  });
+
+  it('declares API keys and access tokens, and gives each operation the security it accepts', () => {
+    const { doc } = ctx;
+    assert.deepEqual(
+      Object.entries(doc.components.securitySchemes).map(([name, s]) => [name, s.type, s.scheme, s.bearerFormat]),
+      [
+        ['apiKey', 'http', 'bearer', undefined],
+        ['accessToken', 'http', 'bearer', 'JWT'],
+      ],
+    );
+    assert.deepEqual(doc.security, [{}, { apiKey: [] }], 'the document-wide default is as before');
+    const KEY = { apiKey: [] };
+    const TOKEN = { accessToken: [] };
+    // Public paths need nothing; the account routes are how a caller gets a credential at all.
+    for (const path of [...PUBLIC_PATHS, '/users/auth/', '/users/auth/refresh/']) {
+      for (const method of METHODS.filter((m) => doc.paths[path]?.[m])) {
+        assert.deepEqual(doc.paths[path]?.[method]?.security, [], `${method} ${path}`);
+      }
+    }
+    assert.equal(doc.paths['/metrics']?.get?.security, undefined, 'no rules: the document-wide default');
+    // Each ruled operation: a key, a token, and no credential where the rule can hold without one.
+    const expected: [string, string, Record<string, string[]>[], string][] = [
+      ['get', '/products/', [KEY, TOKEN, {}], 'true'],
+      ['get', '/products/events/', [KEY, TOKEN, {}], 'true'],
+      ['put', '/product/{id}/', [KEY, TOKEN], "auth.role == 'staff'"],
+      ['get', '/users/', [KEY, TOKEN], "id == auth.id || auth.role == 'staff'"],
+      ['post', '/user/', [KEY, TOKEN, {}], "role == null || auth.role == 'staff'"],
+      ['patch', '/user/{id}/', [KEY, TOKEN], "(id == auth.id && body.role == null) || auth.role == 'staff'"],
+      ['delete', '/user/{id}/', [KEY, TOKEN], "id == auth.id || auth.role == 'staff'"],
+      // An order always has its userId (the schema requires an integer): no one without a token passes.
+      ['get', '/orders/', [KEY, TOKEN], "userId == auth.id || auth.role == 'staff'"],
+      ['post', '/order/', [KEY, TOKEN], "auth.collection == 'users'"],
+    ];
+    for (const [method, path, security, rule] of expected) {
+      const operation = doc.paths[path]?.[method];
+      assert.deepEqual(operation?.security, security, `${method} ${path}`);
+      assert.ok(operation?.description?.includes(`\`${rule}\``), `${method} ${path} names its rule`);
+      const anyone = security.some((way) => Object.keys(way).length === 0);
+      assert.match(operation?.description ?? '', anyone ? /can hold for a caller with no/ : /never holds/);
+    }
+    // A tunnelled form takes whatever the operations it carries take.
+    assert.deepEqual(doc.paths['/product/{id}/']?.post?.security, [KEY, TOKEN, {}]);
+    assert.deepEqual(doc.paths['/user/{id}/']?.post?.security, [KEY, TOKEN]);
+    // A feed also takes either credential in its query.
+    const token = doc.paths['/users/events/']?.get?.parameters?.find((p) => p.name === 'access_token') as {
+      description?: string;
+    };
+    assert.match(token?.description ?? '', /API key or an account's access token/);
+  });
+
+  it('documents 401 wherever a credential is checked, and 403 on the writes the rules may refuse', () => {
+    const { doc } = ctx;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of METHODS.filter((m) => item[m])) {
+        const operation = item[method] as Operation;
+        // The account routes answer 401 themselves (a wrong password); the guards check no credential there.
+        if (path.includes('/auth/')) continue;
+        const open = PUBLIC_PATHS.includes(path);
+        assert.equal(operation.responses['401'] !== undefined, !open, `${method} ${path} 401`);
+        if (open) continue;
+        const problems = operation.responses['401']?.content?.['application/problem+json']?.schema.$ref;
+        assert.equal(problems, '#/components/schemas/Problem');
+        const ruledWrite = operation.security !== undefined && carriesWrite(doc, path, method, operation);
+        assert.equal(operation.responses['403'] !== undefined, ruledWrite, `${method} ${path} 403`);
+      }
+    }
+    const described = (operation: Operation | undefined, status: string) =>
+      (operation?.responses[status] as { description?: string } | undefined)?.description ?? '';
+    assert.match(described(doc.paths['/order/{id}/']?.delete, '403'), /\/problems\/forbidden/);
+    assert.match(described(doc.paths['/users/']?.get, '401'), /\/problems\/unauthorized/);
+  });
+
+  it('documents signing in, renewing the tokens and signing out', () => {
+    const { doc } = ctx;
+    const signIn = doc.paths['/users/auth/']?.post;
+    const refresh = doc.paths['/users/auth/refresh/']?.post;
+    const signOut = doc.paths['/users/auth/']?.delete;
+    assert.deepEqual(
+      [signIn, refresh, signOut].map((operation) => [operation?.operationId, operation?.tags]),
+      [
+        ['signInUser', ['users']],
+        ['refreshUserToken', ['users']],
+        ['signOutUser', ['users']],
+      ],
+    );
+    type Body = { anyOf?: Body[]; required?: string[]; properties?: Record<string, { $ref?: string }> };
+    const sent = (operation: Operation | undefined) =>
+      operation?.requestBody?.content['application/json']?.schema as Body | undefined;
+    assert.deepEqual(sent(refresh)?.required, ['refreshToken']);
+    assert.deepEqual(sent(signOut)?.required, ['refreshToken']);
+    // POST carries DELETE (sign out) too: its body is either form.
+    assert.deepEqual(
+      sent(signIn)?.anyOf?.map((form) => form.required),
+      [['email', 'password'], ['refreshToken']],
+    );
+    for (const operation of [signIn, refresh]) {
+      const answer = operation?.responses['200']?.content?.['application/json']?.schema as Body;
+      assert.deepEqual(answer.required, ['token', 'refreshToken', 'expiresIn', 'record']);
+      assert.equal(answer.properties?.record?.$ref, '#/components/schemas/User');
+    }
+    assert.equal(signOut?.responses['204']?.content, undefined);
+    const kinds = (operation: Operation | undefined, status: string) =>
+      [
+        ...((operation?.responses[status] as { description?: string })?.description ?? '').matchAll(
+          /\/problems\/([a-z-]+)/g,
+        ),
+      ].map((m) => m[1]);
+    assert.deepEqual(kinds(signIn, '401'), ['invalid-credentials']);
+    assert.deepEqual(kinds(signIn, '429'), ['too-many-requests', 'too-many-sign-ins']);
+    assert.ok(signIn?.responses['429']?.headers?.['Retry-After']);
+    assert.ok(kinds(signIn, '400').includes('invalid-record'));
+    assert.deepEqual(kinds(refresh, '401'), ['invalid-credentials']);
+    assert.ok(!kinds(refresh, '429').includes('too-many-sign-ins'), 'a renewal hashes no password');
+    // A password is hashed within caps on every create or change of an account: 429 there too.
+    assert.ok(kinds(doc.paths['/user/']?.post, '429').includes('too-many-sign-ins'));
+    // Tunnelled: POST may carry DELETE (its own operation widened), GET may carry either.
+    assert.match(signIn?.description ?? '', /naming DELETE, this request is signOutUser/);
+    assert.deepEqual(
+      Object.keys(signIn?.responses ?? {}).filter((s) => s < '300'),
+      ['200', '204'],
+    );
+    assert.equal(doc.paths['/users/auth/']?.get?.operationId, 'tunnelUserAuth');
+    assert.equal(doc.paths['/users/auth/refresh/']?.get?.operationId, 'refreshUserTokenTunnelled');
+    assert.match(doc.paths['/users/auth/']?.get?.description ?? '', /signInUser, signOutUser/);
+  });
+
+  it('shows a password in no example, and sends it only write-only', () => {
+    const { doc } = ctx;
+    const found: string[] = [];
+    const walk = (value: unknown, at: string, inExample: boolean): void => {
+      if (typeof value !== 'object' || value === null) return;
+      // An array's entries are its items, by index: none is named password.
+      for (const [key, inner] of Object.entries(value)) {
+        if (inExample && key === 'password') found.push(at);
+        walk(inner, `${at}/${key}`, inExample || key === 'examples' || key === 'example');
+      }
+    };
+    walk(doc, '#', false);
+    assert.deepEqual(found, []);
+    const { User, UserFields } = doc.components.schemas as Record<string, JsonSchemaLike & { examples?: object[] }>;
+    assert.equal(User?.properties?.password, undefined, 'a record as served has no password');
+    assert.ok(UserFields?.examples?.length, 'the examples are still there, without their passwords');
+  });
+
+  itKeptTheDocument(ctx);
+});
+
+for (const kind of STORE_KINDS) {
+  describe(`the OpenAPI document of the shop's accounts, against real exchanges (${kind.name})`, () => {
+    // Cheap hashes (the cost is tested apart), and a third failed sign-in refused.
+    const settings = { schemas: 'schemas/shop', passwordHashCost: { logN: 10, r: 8, p: 1 }, signInMaxFailures: 3 };
+    const ctx = useDocument(kind, withKeys(settings));
+    const PASSWORD = 'correct horse battery';
+
+    it('signs up, signs in, renews, lists and signs out as the document says', async () => {
+      const { app } = ctx;
+      const as = (token: string | undefined) => (token ? { authorization: `Bearer ${token}` } : {});
+      const send = (method: InjectOptions['method'], url: string, payload?: object, token?: string) =>
+        app.inject({ method, url, headers: { ...JSON_HEADERS, ...as(token) }, ...(payload && { payload }) });
+      const product = await injectAs(app, 'write', {
+        method: 'POST',
+        url: '/product/',
+        headers: JSON_HEADERS,
+        payload: { name: 'Teapot', price: 19.5 },
+      });
+      assert.equal(product.statusCode, 201);
+      const signUp = await send('POST', '/user/', { name: 'Ada', email: 'ada@example.com', password: PASSWORD });
+      assert.equal(signUp.statusCode, 201, signUp.body);
+      assert.equal(body(signUp).password, undefined);
+      assert.equal(
+        (await send('POST', '/users/auth/', { email: 'ada@example.com', password: 'wrong' })).statusCode,
+        401,
+      );
+      assert.equal((await send('POST', '/users/auth/', { email: 'ada@example.com' })).statusCode, 400);
+      const signedIn = await send('POST', '/users/auth/', { email: 'ADA@example.com', password: PASSWORD });
+      assert.equal(signedIn.statusCode, 200, signedIn.body);
+      const first = body<{ token: string; refreshToken: string; record: { id: number } }>(signedIn);
+
+      // As the account: its own record only, the products anyone sees, an order of its own.
+      const users = await send('GET', '/users/', undefined, first.token);
+      assert.deepEqual(
+        body<{ id: number }[]>(users).map((user) => user.id),
+        [first.record.id],
+      );
+      assert.equal((await send('GET', '/products/')).statusCode, 200);
+      const feed = await app.inject({ method: 'HEAD', url: `/users/events/?access_token=${first.token}` });
+      assert.equal(feed.statusCode, 200);
+      const order = { items: [{ productId: body(product).id, quantity: 1 }], status: 'placed' };
+      assert.equal((await send('POST', '/order/', order, first.token)).statusCode, 201);
+      assert.equal((await send('POST', '/order/', order)).statusCode, 403, 'no one without an account orders');
+      const teapot = `/product/${body(product).id}/`;
+      assert.equal((await send('PATCH', teapot, { price: 1 }, first.token)).statusCode, 403, 'staff only');
+      assert.equal((await send('GET', '/users/', undefined, 'x.y.z')).statusCode, 401);
+
+      // Renewed once; the used refresh token then fails, and signing out ends the new one.
+      const renewed = await send('POST', '/users/auth/refresh/', { refreshToken: first.refreshToken });
+      assert.equal(renewed.statusCode, 200, renewed.body);
+      const second = body<{ refreshToken: string }>(renewed);
+      const again = await send('POST', '/users/auth/', { email: 'ada@example.com', password: PASSWORD });
+      const third = body<{ refreshToken: string }>(again);
+      assert.equal((await send('DELETE', '/users/auth/', { refreshToken: second.refreshToken })).statusCode, 204);
+      assert.equal((await send('POST', '/users/auth/refresh/', { refreshToken: second.refreshToken })).statusCode, 401);
+      const tunnelled = await app.inject({
+        method: 'POST',
+        url: '/users/auth/',
+        headers: { ...JSON_HEADERS, 'X-HTTP-Method': 'DELETE' },
+        payload: { refreshToken: third.refreshToken },
+      });
+      assert.equal(tunnelled.statusCode, 204);
+
+      // Two more failures make three from this address: the next sign-in waits.
+      for (const password of ['wrong again', 'still wrong']) {
+        assert.equal((await send('POST', '/users/auth/', { email: 'ada@example.com', password })).statusCode, 401);
+      }
+      const held = await send('POST', '/users/auth/', { email: 'ada@example.com', password: PASSWORD });
+      assert.equal(held.statusCode, 429);
+      assert.ok(Number(held.headers['retry-after']) > 0);
+
+      const matched = ctx.contract?.matched ?? [];
+      for (const exchange of [
+        'createProduct 201',
+        'createUser 201',
+        'signInUser 200',
+        'signInUser 400',
+        'signInUser 401',
+        'signInUser 429',
+        'listUsers 200',
+        'listProducts 200',
+        'followUserChanges 200',
+        'createOrder 201',
+        'createOrder 403',
+        'patchProduct 403',
+        'listUsers 401',
+        'refreshUserToken 200',
+        'refreshUserToken 401',
+        'signOutUser 204',
+        'signInUser 204',
+      ]) {
+        assert.ok(matched.includes(exchange), `${exchange} was checked`);
+      }
+    });
+
+    itKeptTheDocument(ctx);
+  });
+}
+
+describe('the OpenAPI document of an operation left to API keys', () => {
+  // The shop, but its products' rules say nothing of deleting: that is for keys alone.
+  const folder = mkdtempSync(join(tmpdir(), 'restock-keys-only-'));
+  for (const name of readdirSync('schemas/shop')) {
+    const schema = JSON.parse(readFileSync(join('schemas/shop', name), 'utf8')) as { 'x-rules'?: object };
+    if (name.startsWith('products')) {
+      const { delete: _delete, ...rules } = schema['x-rules'] as Record<string, string>;
+      schema['x-rules'] = rules;
+    }
+    writeFileSync(join(folder, name), JSON.stringify(schema));
+  }
+  after(() => rmSync(folder, { recursive: true, force: true }));
+  const ctx = useDocument(sqliteKind, withKeys({ schemas: folder, passwordHashCost: { logN: 10, r: 8, p: 1 } }));
+
+  it('takes an API key alone, and refuses an account with 403', async () => {
+    const remove = ctx.doc.paths['/product/{id}/']?.delete;
+    assert.deepEqual(remove?.security, [{ apiKey: [] }]);
+    assert.match(remove?.description ?? '', /Only an API key may call this: .* no `delete` rule/);
+    assert.ok(remove?.responses['401'] && remove.responses['403']);
+    assert.ok(ctx.doc.components.securitySchemes.accessToken, 'the other operations still take tokens');
+    const { app } = ctx;
+    const made = await app.inject({
+      method: 'POST',
+      url: '/user/',
+      headers: JSON_HEADERS,
+      payload: { name: 'Bob', email: 'bob@example.com', password: 'tr0ub4dor&3 staple' },
+    });
+    assert.equal(made.statusCode, 201);
+    const signedIn = await app.inject({
+      method: 'POST',
+      url: '/users/auth/',
+      headers: JSON_HEADERS,
+      payload: { email: 'bob@example.com', password: 'tr0ub4dor&3 staple' },
+    });
+    const { token } = body<{ token: string }>(signedIn);
+    const product = await injectAs(app, 'write', {
+      method: 'POST',
+      url: '/product/',
+      headers: JSON_HEADERS,
+      payload: { name: 'Cup', price: 4 },
+    });
+    const url = `/product/${body(product).id}/`;
+    const refused = await app.inject({ method: 'DELETE', url, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(refused.statusCode, 403);
+    assert.equal((await app.inject({ method: 'DELETE', url })).statusCode, 401);
+    assert.equal((await injectAs(app, 'write', { method: 'DELETE', url })).statusCode, 200);
+    for (const exchange of ['deleteProduct 403', 'deleteProduct 401', 'deleteProduct 200']) {
       assert.ok(ctx.contract?.matched.includes(exchange), exchange);
     }
   });
@@ -639,6 +944,7 @@ interface JsonSchemaLike {
   required?: string[];
   format?: string;
   multipleOf?: number;
+  writeOnly?: boolean;
   anyOf?: JsonSchemaLike[];
   properties?: Record<string, JsonSchemaLike>;
 }

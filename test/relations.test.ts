@@ -17,10 +17,11 @@ import { buildApp } from '../src/http/app.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import type { Records, Store } from '../src/store/store.js';
 import { body, create, JSON_HEADERS, problem } from './helpers/app.js';
+import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
-const SHOP_SCHEMAS = join(import.meta.dirname, '..', 'schemas', 'shop');
+const SHOP_SCHEMAS = OPEN_SHOP_SCHEMAS;
 
 /** The example store (users, products, orders) and reviews, whose references cascade and set null. */
 function schemaFolder(extra: Record<string, object> = REVIEWS): string {

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { checkRecords } from '../src/commands/check.js';
 import { ConfigError, defaultConfig } from '../src/config/index.js';
@@ -18,6 +17,7 @@ import { openStore } from '../src/store/open-store.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
 import { body, create, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { catalogOf } from './helpers/catalog.js';
+import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { runCommand } from './helpers/server.js';
 import { STORE_KINDS } from './helpers/stores.js';
@@ -35,7 +35,7 @@ async function runSql(url: string, sql: string): Promise<void> {
   await client.query(sql).finally(() => client.end());
 }
 
-const SHOP_SCHEMAS = fileURLToPath(new URL('../schemas/shop', import.meta.url));
+const SHOP_SCHEMAS = OPEN_SHOP_SCHEMAS;
 
 for (const kind of STORE_KINDS) {
   describe(`the example store schema (${kind.name})`, () => {

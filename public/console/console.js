@@ -4,6 +4,7 @@
  * must. Plain DOM, no framework; record values are only ever set as text, never as HTML.
  */
 
+import { createAccounts } from './auth.js';
 import { createSchemaForm, loadRecordSchemas } from './schema-form.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
@@ -56,6 +57,24 @@ const schemaForm = createSchemaForm({
   },
 });
 
+/** The account signed in, whose token every request and the change feed carry (./auth.js). */
+const accounts = createAccounts({
+  panel: $('account'),
+  forms: $('sign-in-forms'),
+  who: $('who'),
+  signOutButton: $('sign-out'),
+  status: $('account-status'),
+  call,
+  describe,
+  onChange: () => {
+    // What the account may see differs: the page, the feed and the editor start again.
+    if (!state.current) return;
+    startNewRecord();
+    loadPage(firstPage(), { earlier: [] });
+    follow(state.current);
+  },
+});
+
 const state = {
   /** The collections the server's index lists: { name, description, list, create, item, singular }. */
   collections: [],
@@ -87,11 +106,23 @@ const state = {
 // Talking to the API
 
 /**
- * One API call. With the switch on, PUT, PATCH and DELETE leave as POST carrying the
+ * One API call, with the signed-in account's token (else the API key, unless `anonymous`).
+ * A 401 to the token renews it and sends the call once more: restock refuses a credential
+ * before the request does anything. Resolves as {@link send} does.
+ */
+async function call(method, path, options = {}) {
+  const token = options.anonymous ? undefined : await accounts.token();
+  const result = await send(method, path, options, token);
+  if (result.status !== 401 || token === undefined || !(await accounts.renewed(token))) return result;
+  return send(method, path, options, await accounts.token());
+}
+
+/**
+ * One request. With the switch on, PUT, PATCH and DELETE leave as POST carrying the
  * method in HTTP-X-HTTP-METHOD, exactly as a client limited to GET and POST sends them.
  * Resolves with the parsed body and, for an error, the problem document (RFC 9457).
  */
-async function call(method, path, { body, headers = {} } = {}) {
+async function send(method, path, { body, headers = {}, anonymous = false }, token) {
   const sent = { accept: 'application/json', ...headers };
   let wire = method;
   if (ui.tunnel.checked && TUNNELLED.has(method)) {
@@ -99,7 +130,7 @@ async function call(method, path, { body, headers = {} } = {}) {
     sent[OVERRIDE_HEADER] = method;
   }
   if (body !== undefined) sent['content-type'] = 'application/json';
-  const key = ui.apiKey.value.trim();
+  const key = anonymous ? '' : (token ?? ui.apiKey.value.trim());
   if (key) sent.authorization = `Bearer ${key}`;
 
   let response;
@@ -192,6 +223,7 @@ async function start() {
     ...links,
     singular: links.create.replaceAll('/', ''),
   }));
+  accounts.show(state.collections);
   for (const collection of state.collections) {
     const button = document.createElement('button');
     button.type = 'button';
@@ -240,8 +272,8 @@ function showCollection(collection) {
 }
 
 /**
- * Follows the collection's change feed (through fetch, which sends the API key, unlike
- * EventSource): a change by any client reloads the page on screen, at most twice a second.
+ * Follows the collection's change feed (through fetch, which sends the token or the API key
+ * as a header, unlike EventSource): a change by any client reloads the page on screen, at most twice a second.
  * A broken connection is resumed after the last event seen (Last-Event-ID), so a change
  * made meanwhile still shows; a `reset` (the log no longer holds what was missed) reloads
  * and says so beside the indicator.
@@ -252,12 +284,14 @@ function follow(collection, lastId) {
   state.follow = controller;
   ui.live.hidden = true;
   const headers = { accept: 'text/event-stream' };
-  const key = ui.apiKey.value.trim();
-  if (key) headers.authorization = `Bearer ${key}`;
   if (lastId !== undefined) headers['last-event-id'] = lastId;
   else Object.assign(ui.live, { textContent: '● live', title: 'Changes from any client show here as they happen' });
   (async () => {
     try {
+      // The signed-in account's token (renewed first when due), else the key.
+      const key = (await accounts.token()) ?? ui.apiKey.value.trim();
+      if (key) headers.authorization = `Bearer ${key}`;
+      if (controller.signal.aborted) return;
       const response = await fetch(collection.events, { headers, signal: controller.signal, cache: 'no-store' });
       if (!response.ok || !response.body) return;
       ui.live.hidden = false;

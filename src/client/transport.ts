@@ -1,13 +1,14 @@
 /**
- * One request to restock over `fetch`: the key, the override when the client tunnels, and
- * retries where a retry is safe. A failed response becomes a {@link ProblemError}.
+ * One request to restock over `fetch`: the credential (a signed-in account's token, else the
+ * key), the override when the client tunnels, and retries where a retry is safe. A failed
+ * response becomes a {@link ProblemError}.
  */
 import { ProblemError, problemOf } from './problem-error.js';
 
 export interface ClientOptions {
   /** Where restock listens, such as `http://127.0.0.1:3000`. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer …`. */
+  /** Sent as `Authorization: Bearer …`, unless an account is signed in (its token is sent then). */
   apiKey?: string;
   /**
    * For HTTP stacks that send only some methods: `'post'` sends PUT, PATCH and DELETE as POST
@@ -19,6 +20,16 @@ export interface ClientOptions {
   retries?: number;
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch;
+  /** The clock an access token's expiry is timed by, in milliseconds since 1970 (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Where the access token of a signed-in account comes from (./session.ts). */
+export interface Credentials {
+  /** The token to send now (renewed first when due), or undefined when no one is signed in. */
+  current(): Promise<string | undefined>;
+  /** After restock refused `rejected` with a 401: whether a newer token is ready to retry with. */
+  renewed(rejected: string): Promise<boolean>;
 }
 
 /** The header that carries the method a tunnelled request stands for. */
@@ -31,6 +42,8 @@ export interface Sent {
   repeatable?: boolean;
   /** Aborts the request, and the reading of its body. */
   signal?: AbortSignal;
+  /** Sent with no credential at all: signing in, renewing and signing out carry their own. */
+  anonymous?: boolean;
 }
 
 /** Statuses after which a repeatable request is tried again. */
@@ -39,14 +52,36 @@ const MAX_WAIT_MS = 5_000;
 
 export class Transport {
   readonly #options: Required<Pick<ClientOptions, 'retries' | 'fetch'>> & ClientOptions;
+  #credentials: Credentials | undefined;
 
   constructor(options: ClientOptions) {
     this.#options = { retries: 2, fetch: globalThis.fetch.bind(globalThis), ...options };
   }
 
-  /** Sends `method` to `target` (a path, or an absolute URL restock gave) and answers an OK response. */
+  /** Sends the token `credentials` give on every request from now on, in place of the key. */
+  useCredentials(credentials: Credentials): void {
+    this.#credentials = credentials;
+  }
+
+  /**
+   * Sends `method` to `target` (a path, or an absolute URL restock gave) and answers an OK
+   * response. A 401 to an account's token is answered by renewing the token and sending the
+   * request once more: restock refuses a credential before the request does anything, so
+   * even a change is safe to send again.
+   */
   async send(method: string, target: string, sent: Sent = {}): Promise<Response> {
-    const { wire, headers } = this.#wire(method, sent);
+    const token = sent.anonymous ? undefined : await this.#credentials?.current();
+    try {
+      return await this.#attempt(method, target, sent, token);
+    } catch (error) {
+      const refused = error instanceof ProblemError && error.status === 401;
+      if (!refused || token === undefined || !(await this.#credentials?.renewed(token))) throw error;
+      return this.#attempt(method, target, sent, await this.#credentials?.current());
+    }
+  }
+
+  async #attempt(method: string, target: string, sent: Sent, token: string | undefined): Promise<Response> {
+    const { wire, headers } = this.#wire(method, sent, token);
     const url = new URL(target, this.#options.baseUrl);
     const init: RequestInit = { method: wire, headers, ...(sent.signal && { signal: sent.signal }) };
     if (sent.body !== undefined) init.body = JSON.stringify(sent.body);
@@ -69,10 +104,11 @@ export class Transport {
   }
 
   /** The method on the wire and the headers, with the override when this client tunnels `method`. */
-  #wire(method: string, sent: Sent): { wire: string; headers: Record<string, string> } {
+  #wire(method: string, sent: Sent, token: string | undefined): { wire: string; headers: Record<string, string> } {
     const headers: Record<string, string> = { accept: 'application/json', ...sent.headers };
     if (sent.body !== undefined) headers['content-type'] = 'application/json';
-    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    const bearer = sent.anonymous ? undefined : (token ?? this.#options.apiKey);
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
     const { tunnel } = this.#options;
     if (!tunnel || method === 'GET' || method === 'POST') return { wire: method, headers };
     headers[OVERRIDE_HEADER] = method;

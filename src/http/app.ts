@@ -10,11 +10,13 @@ import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { openAccounts } from './accounts.js';
 import { fastifyOptions } from './fastify-options.js';
 import { openApi } from './openapi/index.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { accountRoutes } from './routes/accounts/index.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
@@ -49,6 +51,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 /** The app around an open store: its plugins, in the order a request meets them. */
 async function assemble(options: AppOptions, store: Store, catalog: Catalog): Promise<FastifyInstance> {
   const { config } = options;
+  const accounts = await openAccounts(config, catalog, store);
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -65,7 +68,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   });
   app.register(plugins.methodOverride, { allowed: config.methodOverride });
   app.register(plugins.cors, { origins: config.corsOrigin });
-  app.register(plugins.accessControl, { keys: config.apiKeys, publicReads: config.publicReads });
+  app.register(plugins.accessControl, {
+    keys: config.apiKeys,
+    publicReads: config.publicReads,
+    ruled: catalog.collections.some((collection) => Object.keys(collection.rules).length > 0),
+    ...(accounts && { tokens: accounts.verified }),
+  });
   app.register(plugins.rateLimit, {
     max: config.rateLimitMax,
     windowMs: config.rateLimitWindow,
@@ -78,7 +86,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   });
   app.register(openApi, {
     catalog,
-    guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0 },
+    guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0, tokens: accounts !== undefined },
     methodOverride: config.methodOverride,
     publicUrl: config.publicUrl,
   });
@@ -86,7 +94,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
-  app.register(recordRoutes, { store, catalog, config });
+  const hasher = accounts?.hasher;
+  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }) });
+  if (accounts && hasher) {
+    const { signInMaxFailures: maxFailures, redisUrl } = config;
+    app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
+  }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;

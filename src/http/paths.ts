@@ -20,6 +20,8 @@ export interface Operation {
    * schema), so Fastify neither validates these nor compiles serializers for them.
    */
   docs?: FastifySchema;
+  /** What the guards make of this method alone, beside its path's policy. */
+  policy?: RoutePolicy;
 }
 
 export interface PathEntry {
@@ -53,6 +55,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
           config: {
             ...policy,
+            ...operation.policy,
             // @fastify/swagger's per-route hook: the document sees the docs, Fastify does not.
             ...(docs
               ? { swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, ...docs }, url: path }) }

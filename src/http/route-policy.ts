@@ -22,12 +22,17 @@ declare module 'fastify' {
      * cannot set headers). The access log never writes it.
      */
     tokenInQuery?: boolean;
+    /**
+     * A collection's operation whose rules (`x-rules`) decide for callers without a key
+     * (`apply`: the route applies them), or which its rules leave to API keys (`keys`).
+     */
+    rules?: 'apply' | 'keys';
     // `rateLimit: false` (never counted against the request budget) is @fastify/rate-limit's own.
   }
 }
 
 /** The policy a route may declare. */
-export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed' | 'tokenInQuery'> & {
+export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'rules'> & {
   rateLimit?: false;
 };
 

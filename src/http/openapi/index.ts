@@ -18,6 +18,7 @@ import { documentGuards, type GuardsOn } from './guards.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_COMPONENT_ID, ProblemComponent } from './problem-component.js';
 import { componentNames, recordComponents } from './record-components.js';
+import { documentQueryTokens, securitySchemes } from './security.js';
 import { documentServers } from './servers.js';
 import { documentTunnels } from './tunnelled.js';
 
@@ -61,7 +62,10 @@ export const openApi = fp(generateDocument, { name: 'restock-openapi', fastify: 
 async function generateDocument(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const { catalog } = options;
   const { collections } = catalog;
-  app.addHook('onRoute', (route) => documentGuards(route, options.guards));
+  const tokens = options.guards.tokens ?? collections.some((collection) => collection.account);
+  // Tokens are accepted only where rules decide: without rules, no operation names the scheme.
+  const ruled = collections.some((collection) => Object.keys(collection.rules).length > 0);
+  app.addHook('onRoute', (route) => documentGuards(route, { ...options.guards, tokens }, catalog));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -84,21 +88,17 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
           ...collections.map((c) => recordComponents(c, embedsOf(c, catalog))),
         ),
         parameters: overrideParameters,
-        securitySchemes: {
-          apiKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An API key, when the server has keys (API_KEYS); see SECURITY.md for who may call what.',
-          },
-        },
+        securitySchemes: securitySchemes(catalog, tokens && ruled),
       },
-      // Optional: a server without keys is open, and the probes answer anyone.
+      // Optional: a server without keys is open, and the probes answer anyone. Operations
+      // that differ say so themselves (./security.ts): public ones, and those of ruled collections.
       security: [{}, { apiKey: [] }],
     },
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const openapi = referenceOverrideHeaders(document.openapiObject);
       documentFilters(openapi, collections);
+      documentQueryTokens(openapi, collections, tokens && ruled);
       documentTunnels(openapi, collections, options.methodOverride);
       return { ...openapi, servers: documentServers(options.publicUrl) };
     },

@@ -49,6 +49,8 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     ...(collection.unique.length > 0 ? (['unique-conflict'] as const) : []),
     ...(collection.references.length > 0 ? (['missing-reference'] as const) : []),
   ];
+  // An account's password is hashed within caps, a client's own (429) and the server's (503).
+  const hashing: ProblemKind[] = collection.account ? ['too-many-sign-ins', 'overloaded'] : [];
   const change = (summary: string, operationId: string): FastifySchema => ({
     tags,
     summary,
@@ -62,7 +64,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     body: componentRef(names.patch),
     response: {
       200: one(`The ${singular} after the change.`),
-      ...problems([...bodyChecks, 'not-found', 'precondition-failed', 'service-unavailable']),
+      ...problems([...bodyChecks, 'not-found', 'precondition-failed', ...hashing, 'service-unavailable']),
     },
   });
 
@@ -129,6 +131,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
           'idempotent-record-gone',
           'ids-exhausted',
           'too-many-records',
+          ...hashing,
           'service-unavailable',
         ]),
       },
@@ -144,7 +147,8 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
         'nothing doubled; past what the log keeps, a `reset` event comes first. The filters of the list apply. ' +
         'Comments keep a quiet feed open.',
       headers: requestHeaders({
-        'Last-Event-ID': Type.String({ description: 'Resume after the change with this id.' }),
+        // Optional, as every request header: a feed without it starts at the next change.
+        'Last-Event-ID': Type.Optional(Type.String({ description: 'Resume after the change with this id.' })),
       }),
       response: {
         200: {

@@ -3,6 +3,7 @@
  * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
 import { Type } from 'typebox';
+import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../core/accounts.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
@@ -40,9 +41,19 @@ export function componentNames({ singular }: Pick<Collection, 'singular'>) {
 export function recordComponents(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
   const names = componentNames(collection);
   const document = collection.schema?.document;
-  const fields = document ? asComponent(document, names.fields) : ANY_FIELDS;
-  const record = withSystemFields(fields);
-  const example = collection.example;
+  const declared = document ? asComponent(document, names.fields) : ANY_FIELDS;
+  // An account's password is sent, never served: the record as served has none, the bodies a write-only one.
+  const account = collection.account !== undefined;
+  const sent = account ? withPassword(declared) : declared;
+  const fields = withOwner(sent, collection.owner);
+  const record = withSystemFields(account ? withoutPassword(declared) : declared);
+  // No example shows a password, not even one the operator's schema gave.
+  const example = account && collection.example ? withoutPasswordValue(collection.example) : collection.example;
+  const patch = mergePatchOf(sent);
+  // A password can be changed, never removed: it takes no null.
+  if (account && patch.properties?.[PASSWORD_FIELD]) {
+    patch.properties[PASSWORD_FIELD] = sent.properties?.[PASSWORD_FIELD];
+  }
   const at = '2025-01-01T12:00:00.000Z';
   const examples = (value: object | undefined) => (value ? { examples: [value] } : {});
   const served = embeds.length > 0 && record.properties ? withExpand(record, embeds) : record;
@@ -50,8 +61,45 @@ export function recordComponents(collection: Collection, embeds: readonly Embed[
     [names.record]: { ...served, ...examples(example && { id: 1, ...example, createdAt: at, updatedAt: at }) },
     [names.projection]: projectionOf(served),
     [names.fields]: { ...fields, ...examples(example) },
-    [names.patch]: { ...mergePatchOf(fields), ...examples(example) },
+    [names.patch]: { ...patch, ...examples(example) },
   };
+}
+
+/** An example as a record's: without a password, which no answer ever holds. */
+function withoutPasswordValue(example: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { [PASSWORD_FIELD]: _password, ...rest } = example;
+  return rest;
+}
+
+/**
+ * The fields a create sends where the collection names an owner field (`x-owner`): an
+ * account's create gets it from its token, so a body need not hold it (a key's still must).
+ */
+function withOwner(fields: JsonSchema, owner: string | undefined): JsonSchema {
+  if (owner === undefined || !fields.required?.includes(owner)) return fields;
+  const property = fields.properties?.[owner] as JsonSchema | undefined;
+  const note = "Set from the account's id when an account creates; an API key's create must send it.";
+  return {
+    ...fields,
+    required: fields.required.filter((name) => name !== owner),
+    ...(property && {
+      properties: {
+        ...fields.properties,
+        [owner]: { ...property, description: property.description ? `${property.description} ${note}` : note },
+      },
+    }),
+  };
+}
+
+/**
+ * An account's fields as a create or change sends them: with its password, write-only, as
+ * the schema declares it or as restock checks it when the schema does not, without any
+ * example or default a schema gave it.
+ */
+function withPassword(fields: JsonSchema): JsonSchema {
+  if (!isObjectSchema(fields, true)) return fields;
+  const { examples: _examples, example: _example, default: _default, ...password } = passwordSchemaOf(fields);
+  return { ...fields, properties: { ...fields.properties, [PASSWORD_FIELD]: { ...password, writeOnly: true } } };
 }
 
 /**

@@ -24,6 +24,16 @@ export const IndexComponent = Type.Object(
             { description: 'The fields that hold ids of records of other collections (x-ref).' },
           ),
         ),
+        auth: Type.Optional(
+          Link(
+            'For a collection of accounts (x-auth): POST signs in, DELETE signs out; its refresh/ renews the token.',
+          ),
+        ),
+        signInWith: Type.Optional(
+          Type.Array(Type.String(), {
+            description: 'For a collection of accounts: the unique fields a sign-in may name beside the password.',
+          }),
+        ),
       }),
     ),
     health: Link('Liveness probe.'),

@@ -15,47 +15,49 @@
  */
 import type { OverrideWireMethods } from '../../config/index.js';
 import type { Collection } from '../../core/collection.js';
+import { type Carried, listed, type Method, merged, type Operation } from './merged-operations.js';
+
+export type { Operation } from './merged-operations.js';
+
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
 import { componentNames } from './record-components.js';
-import { problemDescription, problemKindsIn } from './responses.js';
 
-type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 const METHODS: readonly Method[] = ['get', 'put', 'post', 'patch', 'delete'];
 /** The wire methods that may carry the header, in the order their forms are added. */
 const WIRE_METHODS: readonly Method[] = ['post', 'get'];
 
-interface Parameter {
-  $ref?: string;
-  in?: string;
-  name?: string;
-  required?: boolean;
-  description?: string;
-}
-interface Content {
-  [mediaType: string]: { schema?: unknown };
-}
-interface Response {
-  description: string;
-  headers?: Record<string, unknown>;
-  content?: Content;
-}
-export interface Operation {
-  operationId?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; description?: string; content: Content };
-  responses: Record<string, Response>;
-}
 type PathItem = Partial<Record<Method, Operation>>;
 interface Document {
   paths?: Record<string, PathItem>;
   components?: { parameters?: Record<string, unknown> };
 }
 
-/** One operation a tunnelled form carries, with the method that names it. */
-type Carried = [Method, Operation];
+/** A path whose operations have tunnelled forms, and what a form carrying several of them is called. */
+interface TunnelledPath {
+  path: string;
+  /** The operationId and summary of a form of its own carrying several operations, by their methods. */
+  several?: (methods: readonly string[], wire: string) => { operationId: string; summary: string };
+}
+
+/** The paths of `collection` whose operations may be tunnelled: its records', and its accounts' where it holds them. */
+function tunnelledPaths(collection: Collection): TunnelledPath[] {
+  const { plural, singular } = collection;
+  const { record } = componentNames(collection);
+  const records = (methods: readonly string[], wire: string) => ({
+    operationId: `tunnel${record}`,
+    summary: `${listed(methods, 'or')} a ${singular}, tunnelled through ${wire}`,
+  });
+  const accounts = (methods: readonly string[], wire: string) => ({
+    operationId: `tunnel${record}Auth`,
+    summary: `Sign in or sign out (${listed(methods, 'or')}), tunnelled through ${wire}`,
+  });
+  const paths = [`/${plural}/`, `/${plural}/events/`, `/${singular}/`, `/${singular}/{id}/`];
+  // The refresh path has one operation: a form carrying it is named after it.
+  const auth = collection.account
+    ? [{ path: `/${plural}/auth/`, several: accounts }, { path: `/${plural}/auth/refresh/` }]
+    : [];
+  return [...paths.map((path) => ({ path, several: records })), ...auth];
+}
 
 /** Adds the tunnelled form of each collection path to `document`, for the wire methods `allowed`. */
 export function documentTunnels(
@@ -67,8 +69,7 @@ export function documentTunnels(
   document.components = { ...document.components, parameters: { ...document.components?.parameters } };
   const { parameters } = document.components as { parameters: Record<string, unknown> };
   for (const collection of collections) {
-    const { plural, singular } = collection;
-    for (const path of [`/${plural}/`, `/${plural}/events/`, `/${singular}/`, `/${singular}/{id}/`]) {
+    for (const { path, several } of tunnelledPaths(collection)) {
       const item = document.paths?.[path];
       if (!item) continue;
       // The operations sent directly, before any tunnelled form joins them on the path.
@@ -82,7 +83,7 @@ export function documentTunnels(
         } else {
           const methods = carried.map(([method]) => method.toUpperCase());
           parameters[tunnelParameterName(methods)] ??= tunnelParameter(methods);
-          item[wire] = tunnel(collection, wire, carried);
+          item[wire] = tunnel(wire, carried, several);
         }
       }
     }
@@ -90,18 +91,16 @@ export function documentTunnels(
 }
 
 /** A form of its own: `wire` with the header required, naming one of `carried`. */
-function tunnel(collection: Pick<Collection, 'singular'>, wire: Method, carried: readonly Carried[]): Operation {
+function tunnel(wire: Method, carried: readonly Carried[], several: TunnelledPath['several']): Operation {
   const methods = carried.map(([method]) => method.toUpperCase());
   const [[, first]] = carried as [Carried];
   const header = { $ref: `#/components/parameters/${tunnelParameterName(methods)}` };
   const names = carried.map(([, operation]) => operation.operationId).join(', ');
-  // One operation carried: named after it (listUsersTunnelled); several: after the record (tunnelUser).
-  const single = carried.length === 1;
+  // One operation carried: named after it (listUsersTunnelled); several: after the path's own (tunnelUser).
+  const named = carried.length === 1 ? undefined : several?.(methods, wire.toUpperCase());
   return {
-    operationId: single ? `${first.operationId}Tunnelled` : `tunnel${componentNames(collection).record}`,
-    summary: single
-      ? `${first.summary} (${methods[0]} tunnelled through ${wire.toUpperCase()})`
-      : `${listed(methods, 'or')} a ${collection.singular}, tunnelled through ${wire.toUpperCase()}`,
+    operationId: named?.operationId ?? `${first.operationId}Tunnelled`,
+    summary: named?.summary ?? `${first.summary} (${methods[0]} tunnelled through ${wire.toUpperCase()})`,
     tags: first.tags ?? [],
     description:
       `For clients that can only send ${wire.toUpperCase()}: the header names the method meant ` +
@@ -124,100 +123,4 @@ function widened([wire, own]: Carried, carried: readonly Carried[]): Operation {
     description: own.description ? `${own.description} ${description}` : description,
     ...merged([[wire, own], ...carried], overrideReferences),
   };
-}
-
-/** The parameters, body and answers of several operations as one operation's. */
-function merged(
-  parts: readonly Carried[],
-  headers: readonly Parameter[],
-): Pick<Operation, 'parameters' | 'requestBody' | 'responses'> {
-  const overrides = new Set(overrideReferences.map((reference) => reference.$ref));
-  const byKey = new Map<string, { parameter: Parameter; methods: string[] }>();
-  for (const [method, operation] of parts) {
-    for (const parameter of operation.parameters ?? []) {
-      if (parameter.$ref && overrides.has(parameter.$ref)) continue;
-      const key = parameter.$ref ?? `${parameter.in} ${parameter.name}`;
-      const entry = byKey.get(key) ?? { parameter, methods: [] };
-      entry.methods.push(method.toUpperCase());
-      byKey.set(key, entry);
-    }
-  }
-  const parameters = [...byKey.values()].map(({ parameter, methods }) =>
-    methods.length === parts.length || parameter.$ref
-      ? parameter
-      : {
-          ...parameter,
-          required: false,
-          description: `${parameter.description ?? ''} Applies to ${listed(methods, 'and')} only.`.trim(),
-        },
-  );
-  const inPath = parameters.filter((parameter) => parameter.in === 'path');
-  const bodies = parts.filter(([, operation]) => operation.requestBody);
-  return {
-    parameters: [...inPath, ...headers, ...parameters.filter((parameter) => parameter.in !== 'path')],
-    ...(bodies.length > 0 && {
-      requestBody: {
-        required: bodies.length === parts.length && bodies.every(([, operation]) => operation.requestBody?.required),
-        ...(bodies.length < parts.length && { description: `Only with ${listed(methodsOf(bodies), 'and')}.` }),
-        content: mergedContent(bodies.map(([, operation]) => operation.requestBody?.content ?? {})),
-      },
-    }),
-    responses: mergedResponses(parts),
-  };
-}
-
-/** Each status any of `parts` answers, once: its problems named once each, its bodies as a union. */
-function mergedResponses(parts: readonly Carried[]): Record<string, Response> {
-  const statuses = [...new Set(parts.flatMap(([, operation]) => Object.keys(operation.responses)))];
-  const responses: Record<string, Response> = {};
-  for (const status of statuses.sort((a, b) => Number(a) - Number(b))) {
-    const answering = parts.flatMap(([method, operation]): [Method, Response][] =>
-      operation.responses[status] ? [[method, operation.responses[status]]] : [],
-    );
-    // A problem response names each kind it stands for: each once, whichever operations share it.
-    const kinds = [...new Set(answering.flatMap(([, response]) => problemKindsIn(response.description)))];
-    const headers: Record<string, unknown> = {};
-    for (const [, response] of answering) {
-      for (const [name, header] of Object.entries(response.headers ?? {})) headers[name] ??= header;
-    }
-    const contents = answering.flatMap(([, response]) => (response.content ? [response.content] : []));
-    responses[status] = {
-      description: Number(status) >= 400 && kinds.length > 0 ? problemDescription(kinds) : mergedDescription(answering),
-      ...(Object.keys(headers).length > 0 && { headers }),
-      ...(contents.length > 0 && { content: mergedContent(contents) }),
-    };
-  }
-  return responses;
-}
-
-/** One description per distinct text, each after the methods it belongs to when they differ. */
-function mergedDescription(answering: readonly [Method, Response][]): string {
-  const byText = new Map<string, string[]>();
-  for (const [method, { description }] of answering) {
-    byText.set(description, [...(byText.get(description) ?? []), method.toUpperCase()]);
-  }
-  if (byText.size === 1) return answering[0]?.[1].description ?? '';
-  return [...byText].map(([text, methods]) => `${methods.join(', ')}: ${text}`).join(' ');
-}
-
-/** Each media type once, its schema the one every operation has, or the union of theirs. */
-function mergedContent(contents: readonly Content[]): Content {
-  const content: Content = {};
-  for (const mediaType of new Set(contents.flatMap((one) => Object.keys(one)))) {
-    const schemas = new Map<string, unknown>();
-    for (const one of contents) {
-      const schema = one[mediaType]?.schema;
-      if (schema !== undefined) schemas.set(JSON.stringify(schema), schema);
-    }
-    const distinct = [...schemas.values()];
-    content[mediaType] = distinct.length === 1 ? { schema: distinct[0] } : { schema: { anyOf: distinct } };
-  }
-  return content;
-}
-
-const methodsOf = (parts: readonly Carried[]) => parts.map(([method]) => method.toUpperCase());
-
-/** `A, B or C`. */
-function listed(items: readonly string[], last: 'and' | 'or'): string {
-  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)}`;
 }

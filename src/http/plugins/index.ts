@@ -2,7 +2,7 @@
  * The plugins every request meets, one per concern, each named so that the plugins after
  * it can depend on it (src/http/app.ts registers them in order; Fastify checks it).
  */
-export { accessControl } from './access-control.js';
+export { accessControl } from './access-control/index.js';
 export { connectionLimit } from './connection-limit.js';
 export { cors } from './cors/index.js';
 export { jsonBody } from './json-body.js';

@@ -61,6 +61,8 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             item: paths.item('{id}'),
             events: `${paths.collection}events/`,
             ...(own.length > 0 && { references: own }),
+            // Accounts sign in here, naming one of these fields beside the password.
+            ...(r.account && { auth: `${paths.collection}auth/`, signInWith: r.unique.map((u) => u.path.join('.')) }),
           },
         ];
       }),

@@ -8,7 +8,7 @@ import rateLimitPlugin, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpProblem } from '../../problem.js';
-import { credentialOf } from '../access-control.js';
+import { callerName } from '../access-control/index.js';
 import { isPreflight } from '../cors/preflight.js';
 import { connectRedis } from './redis.js';
 
@@ -57,10 +57,13 @@ export const rateLimit = fp<RateLimitOptions>(
   },
 );
 
-/** Whose budget a request spends: its API key's, else its address's (IPv6 by /64, as the plugin does). */
+/** Whose budget a request spends: its API key's or account's, else its address's. */
 export function rateLimitKey(request: FastifyRequest): string {
-  const key = credentialOf(request);
-  if (key) return `key:${key.name}`;
+  return callerName(request) ?? addressKey(request);
+}
+
+/** The client's address as a key (IPv6 by /64, as the plugin does). */
+export function addressKey(request: FastifyRequest): string {
   // A client over a Unix socket has no address: all such share one key.
   const ip = request.ip as string | undefined;
   if (!ip) return 'local';

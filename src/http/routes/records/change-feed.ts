@@ -16,7 +16,7 @@ import { eventFor } from '../../../records/change-event.js';
 import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
 import { parseListQuery, type RawListQuery, RESERVED } from '../../../records/list-query.js';
-import type { ChangeBounds, ChangeLog } from '../../../store/store.js';
+import type { ChangeBounds, ChangeLog, ListQuery, RuleFilter } from '../../../store/store.js';
 import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
 import type { ChangeFeedMetrics, CutReason } from './change-feed-metrics.js';
@@ -46,11 +46,32 @@ export interface ChangeFeedOptions {
   metrics: ChangeFeedMetrics;
 }
 
-export async function followChanges(request: FastifyRequest, reply: FastifyReply, options: ChangeFeedOptions) {
+/** A list query as the caller may see it (its record rules), or undefined when it may see none. */
+export type Narrow = (query: ListQuery) => ListQuery | undefined;
+
+/** A rule no record meets: the feed of a caller who may list nothing. */
+const NOTHING: RuleFilter = { or: [] };
+
+/** The longest a timer waits (setTimeout's limit, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Follows the collection's changes for `request`, as `narrow` lets its caller see them.
+ * A feed opened with an access token ends when the token expires: the client reconnects
+ * with a new one, and its rules are applied afresh.
+ */
+export async function followChanges(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: ChangeFeedOptions,
+  narrow: Narrow = (query) => query,
+  expiresAt?: number,
+) {
   const { since, access_token: _key, ...filters } = request.query as Record<string, unknown> & { since?: string };
   const unfit = RESERVED.filter((name) => filters[name] !== undefined);
   if (unfit.length > 0) throw invalid(`${unfit.join(', ')} do not apply to a feed: filter by fields`);
-  const { query } = parseListQuery({ ...filters, limit: 1 } as RawListQuery, options.maxFieldNameLength);
+  const parsed = parseListQuery({ ...filters, limit: 1 } as RawListQuery, options.maxFieldNameLength).query;
+  const query = narrow(parsed) ?? { ...parsed, rule: NOTHING };
   const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
   if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
   const giveBack = options.gate.take(rateLimitKey(request));
@@ -88,6 +109,7 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
+    clearTimeout(expiry);
     void unsubscribe();
     giveBack();
     options.open.delete(end);
@@ -111,6 +133,10 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
     else write(': heartbeat\n\n');
   }, options.heartbeatMs);
   heartbeat.unref();
+  const expiry =
+    expiresAt === undefined || expiresAt - Date.now() > MAX_TIMER_MS
+      ? undefined
+      : setTimeout(() => end(), Math.max(0, expiresAt - Date.now())).unref();
   // A client with a MiB unread when more comes is cut off. One event may wait on top of what
   // the client reads, however large: a record of 900 KB must not cut a client that keeps up.
   // The events' bytes are shared by every feed, so what waits costs little of its own.
@@ -125,7 +151,7 @@ export async function followChanges(request: FastifyRequest, reply: FastifyReply
       for (const change of changes) {
         if (ended) return;
         this.position = change.seq;
-        const event = eventFor(change, query.where);
+        const event = eventFor(change, query.where, query.rule);
         if (event) {
           sent++;
           write(event);

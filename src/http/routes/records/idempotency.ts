@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONFIG_DEFAULTS } from '../../../config/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
+import { registerSweep } from '../sweep.js';
 
 export interface IdempotencyOptions {
   /** How long a key is remembered; at least 24 hours. */
@@ -27,20 +28,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
   scopeOf: () => 'anonymous',
 };
 
-/** Sweeps expired keys now and then while the app runs (every instance may; it is idempotent). */
+/** Sweeps expired keys now and then while the app runs. */
 export function registerIdempotencySweep(app: FastifyInstance, keys: IdempotencyKeys, options: IdempotencyOptions) {
-  let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    keys.sweep(new Date(Date.now() - options.ttlMs)).then(
-      (count) => {
-        if (count > 0) app.log.info({ count }, 'expired idempotency keys swept');
-      },
-      (error: unknown) => app.log.warn({ err: error }, 'sweeping idempotency keys failed; trying again later'),
-    );
-  };
-  app.addHook('onReady', async () => {
-    sweep();
-    timer = setInterval(sweep, options.sweepEveryMs).unref();
-  });
-  app.addHook('onClose', async () => clearInterval(timer));
+  registerSweep(app, 'idempotency keys', options.sweepEveryMs, () => keys.sweep(new Date(Date.now() - options.ttlMs)));
 }

@@ -6,10 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
+import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
+import { type Caller, RecordAccess } from '../../../records/rules/record-access.js';
+import { viewableSource } from '../../../records/rules/viewable-source.js';
 import type { Store } from '../../../store/store.js';
-import { idempotencyScopeOf } from '../../plugins/access-control.js';
+import { idempotencyScopeOf } from '../../plugins/access-control/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
 import { registerCollectionRoutes } from './collection-routes.js';
@@ -18,6 +21,8 @@ import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempot
 export interface RecordRoutesOptions {
   store: Store;
   catalog: Catalog;
+  /** Hashes account passwords; absent when no collection holds accounts. */
+  hasher?: PasswordHasher;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -68,6 +73,8 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     references: (name: string) => catalog.get(name).references,
     collection: (name: string) => store.collection(name),
   };
+  const accessOf = new Map(catalog.collections.map((c) => [c.plural, new RecordAccess(c)]));
+  const viewable = (caller: Caller) => viewableSource(expandSource, caller, (name) => accessOf.get(name));
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
@@ -98,6 +105,8 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxBulkRecords: config.maxBulkRecords,
       maxIndexedValueBytes: config.maxIndexedValueBytes,
       expandSource,
+      viewable,
+      ...(options.hasher && { hasher: options.hasher }),
       feeds,
     });
   }

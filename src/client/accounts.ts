@@ -1,0 +1,124 @@
+/**
+ * Signing in to an account collection (one whose schema says `x-auth`), and out. Once an
+ * account is signed in, every request of the client carries its access token, renewed
+ * before it expires and once more when restock refuses it (./session.ts).
+ */
+import type { IssuedTokens, Session, SessionKeeper, SessionListener } from './session.js';
+import type { Stored } from './stored.js';
+import type { Transport } from './transport.js';
+
+/** The fields of `T` that hold text: those a sign-in may name (restock takes any unique one). */
+type TextFields<T> = { [K in keyof T]-?: NonNullable<T[K]> extends string ? K : never }[keyof T] & string;
+
+/**
+ * What signs an account in: its password and one of its collection's unique fields, such
+ * as `{ email, password }`. restock refuses (`400`) a sign-in that names none or several.
+ */
+export type SignInFields<T> = { password: string } & (string extends keyof T
+  ? { [field: string]: string }
+  : { [K in Exclude<TextFields<T>, 'password'>]?: string });
+
+export class AccountClient<T extends object> {
+  readonly #transport: Transport;
+  readonly #keeper: SessionKeeper;
+  /** The account collection, by its plural (`users`). */
+  readonly collection: string;
+
+  constructor(transport: Transport, keeper: SessionKeeper, collection: string) {
+    this.#transport = transport;
+    this.#keeper = keeper;
+    this.collection = collection;
+  }
+
+  /** The signed-in account's session, when it is one of this collection's; keep it to {@link restore} later. */
+  get session(): Session<T> | undefined {
+    const session = this.#keeper.session;
+    return session?.collection === this.collection ? (session as Session<T>) : undefined;
+  }
+
+  /** The signed-in account's record as of its last sign-in or refresh, or undefined. */
+  get record(): Stored<T> | undefined {
+    return this.session?.record;
+  }
+
+  /** The access token the client sends now, or undefined. */
+  get token(): string | undefined {
+    return this.session?.token;
+  }
+
+  get signedIn(): boolean {
+    return this.session !== undefined;
+  }
+
+  /**
+   * Signs in, and from then on the client's requests carry the account's token (in place of
+   * any API key); answers the account's record. A wrong name or password is a
+   * {@link ProblemError} `401 invalid-credentials`, too many of them `429 too-many-sign-ins`.
+   * Signing in replaces any account signed in before (without signing it out at restock).
+   */
+  async signIn(fields: SignInFields<T>): Promise<Stored<T>> {
+    // Not repeated on failure: each failed attempt counts against the account's limit.
+    const response = await this.#transport.send('POST', this.#path(), { body: fields, anonymous: true });
+    return this.#accept(response);
+  }
+
+  /**
+   * Renews the access token now (the client does it by itself before it expires, and after
+   * a 401). A failure signs the account out here, and rejects.
+   */
+  async refresh(): Promise<Stored<T>> {
+    if (!this.signedIn) throw new Error(`not signed in to ${this.collection}`);
+    return (await this.#keeper.refresh()).record as Stored<T>;
+  }
+
+  /** Takes up a session kept from {@link session} (in storage, say), sending nothing until a request needs it. */
+  restore(session: Session<T>): void {
+    if (session.collection !== this.collection) throw new TypeError(`a session of ${session.collection}`);
+    this.#keeper.restore(session as Session<unknown>);
+  }
+
+  /** Signs in with only a kept refresh token: renews it, and answers the account's record. */
+  async resume(refreshToken: string): Promise<Stored<T>> {
+    const body = { refreshToken };
+    return this.#accept(await this.#transport.send('POST', `${this.#path()}refresh/`, { body, anonymous: true }));
+  }
+
+  /**
+   * Signs out: the client forgets the session at once, then restock revokes its refresh token
+   * and every one rotated from it (the access token stays valid until it expires, minutes at
+   * most). Sent as DELETE, or as POST with the override header when the client tunnels.
+   */
+  async signOut(): Promise<void> {
+    await this.#keeper.settled();
+    const session = this.session;
+    if (!session) return;
+    this.#keeper.restore(undefined);
+    const body = { refreshToken: session.refreshToken };
+    // Revoking twice is harmless, so a lost answer may be sent again.
+    await this.#transport.send('DELETE', this.#path(), { body, anonymous: true, repeatable: true });
+  }
+
+  /**
+   * Calls `listener` on every sign-in, renewal and sign-out of this collection's accounts
+   * (with undefined when no one of them is signed in any more); answers how to stop. To keep
+   * a session across page loads, save what it is given and {@link restore} it.
+   */
+  onChange(listener: SessionListener<T>): () => void {
+    let last = this.session;
+    return this.#keeper.onChange(() => {
+      const now = this.session;
+      if (now === last) return;
+      last = now;
+      listener(now);
+    });
+  }
+
+  #path(): string {
+    return `/${this.collection}/auth/`;
+  }
+
+  async #accept(response: Response): Promise<Stored<T>> {
+    const issued = (await response.json()) as IssuedTokens<unknown>;
+    return this.#keeper.accept(this.collection, issued).record as Stored<T>;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * What accounts need, made once per app from the settings: the token service (over the
+ * store's signing keys and refresh tokens), the password hasher, and the check of a
+ * bearer token, which remembers tokens it has verified until they expire, so that a
+ * signed-in client's requests cost a lookup, not a signature check each.
+ */
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config/index.js';
+import type { Catalog } from '../core/catalog.js';
+import { ConfigError } from '../core/config-error.js';
+import { PasswordHasher } from '../records/accounts/password-hasher.js';
+import { type OutsideProvider, openTokenService, type TokenService } from '../records/tokens/index.js';
+import type { Store } from '../store/store.js';
+import { VerifiedTokens } from './verified-tokens.js';
+
+export interface Accounts {
+  readonly tokens: TokenService;
+  /** Absent when only an outside provider's tokens are accepted (no collection holds accounts). */
+  readonly hasher?: PasswordHasher;
+  /** Bearer tokens, checked once and then known until they expire. */
+  readonly verified: VerifiedTokens;
+}
+
+type AccountSettings = Pick<
+  Config,
+  | 'accessTokenMinutes'
+  | 'refreshTokenDays'
+  | 'passwordHashCost'
+  | 'authIssuer'
+  | 'authAudience'
+  | 'authJwksUrl'
+  | 'authPublicKeyFile'
+>;
+
+/** The accounts of `catalog`, or undefined when no collection holds accounts and no provider is trusted. */
+export async function openAccounts(
+  config: AccountSettings,
+  catalog: Catalog,
+  store: Store,
+): Promise<Accounts | undefined> {
+  const accountCollections = catalog.collections.filter((c) => c.account).map((c) => c.plural);
+  const outside = outsideProvider(config);
+  if (accountCollections.length === 0 && !outside) return undefined;
+  const tokens = await openTokenService(store.accounts, {
+    accountCollections,
+    accessTokenSeconds: config.accessTokenMinutes * 60,
+    refreshTokenSeconds: config.refreshTokenDays * 24 * 3600,
+    ...(outside && { outside }),
+  });
+  const verified = new VerifiedTokens((token) => tokens.verify(token));
+  return {
+    tokens,
+    ...(accountCollections.length > 0 && { hasher: new PasswordHasher(config.passwordHashCost) }),
+    verified,
+  };
+}
+
+function outsideProvider(config: AccountSettings): OutsideProvider | undefined {
+  const { authIssuer: issuer, authAudience: audience, authJwksUrl: jwksUrl, authPublicKeyFile: keyFile } = config;
+  if (issuer === '' && audience === '' && jwksUrl === '' && keyFile === '') return undefined;
+  if (issuer === '' || audience === '' || (jwksUrl === '') === (keyFile === '')) {
+    throw new ConfigError(
+      'an outside identity provider needs AUTH_ISSUER, AUTH_AUDIENCE, and one of AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE',
+    );
+  }
+  if (jwksUrl !== '') return { issuer, audience, jwksUrl };
+  try {
+    return { issuer, audience, publicKey: readFileSync(keyFile, 'utf8') };
+  } catch (error) {
+    throw new ConfigError(`AUTH_PUBLIC_KEY_FILE: cannot read ${keyFile} (${(error as NodeJS.ErrnoException).code})`);
+  }
+}

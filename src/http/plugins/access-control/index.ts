@@ -1,0 +1,120 @@
+/**
+ * Access control: API keys with a scope, and accounts' access tokens, both sent as
+ * `Authorization: Bearer <key or token>`.
+ *
+ * A request is authorized by its effective method, after the method override has rewritten
+ * it: GET, HEAD and OPTIONS need a `read` key, every other method a `write` key, so a
+ * DELETE tunnelled through POST or GET needs `write` exactly like a real one. Where a
+ * collection's rules (`x-rules`) cover the operation, a request without a key is let through
+ * to the route, which applies the rule (src/records/rules/record-access.ts); where its rules
+ * leave the operation out, only a key may call it. With no keys, no accounts and no rules,
+ * nothing is checked (the local quick start; protected mode keeps that on loopback
+ * addresses, see ../../protected-mode.ts).
+ *
+ * Written by hand: @fastify/bearer-auth checks one token list with no scopes, and its hook
+ * would run before the rate limiter; here a request is identified first (so that the rate
+ * limit can count per key, also for unknown keys), limited, and only then authorized.
+ */
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ApiKey, Scope } from '../../../config/index.js';
+import { HttpProblem } from '../../problem.js';
+import { isPreflight } from '../cors/preflight.js';
+import { identify, identityOf, setIdentity, type TokenCheck } from './identity.js';
+
+export {
+  accountOf,
+  callerName,
+  callerOf,
+  credentialOf,
+  idempotencyScopeOf,
+  type TokenCheck,
+  tokenExpiryOf,
+} from './identity.js';
+
+export interface AccessOptions {
+  /** Every key that may call; none: the service is open and nothing is checked. */
+  keys: readonly ApiKey[];
+  /** Whether requests without a key may read (GET, HEAD, OPTIONS); writes still need a write key. */
+  publicReads: boolean;
+  /** Accounts' access tokens; absent when no collection holds accounts and no provider is trusted. */
+  tokens?: TokenCheck;
+  /** Whether any collection declares rules, which are checked even with no keys configured. */
+  ruled?: boolean;
+}
+
+/** The methods a `read` key may use; every other method needs a `write` key. */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+const REALM = 'Bearer realm="restock"';
+
+/**
+ * Identifies every request in onRequest (before the rate limiter, which counts per key, so
+ * it depends on this plugin) and authorizes it in preParsing, once every onRequest hook has
+ * run and before the body is read: after a bad override is refused and a preflight
+ * answered, which is why it depends on those plugins. A route says `config: { public: true
+ * }` to let anyone in, `{ keyed: true }` to need a key even with PUBLIC_READS, and
+ * `{ rules: 'apply' | 'keys' }` for a collection's operation its rules cover or leave out.
+ */
+export const accessControl = fp<AccessOptions>(
+  async (app, options) => {
+    if (options.keys.length === 0 && !options.tokens && !options.ruled) return;
+    app.addHook('onRequest', async (request) => {
+      const token = request.routeOptions.config.tokenInQuery ? queryToken(request) : undefined;
+      const header = request.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
+      setIdentity(request, await identify(header, options.keys, options.tokens));
+    });
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      if (!request.routeOptions.config.public && !isPreflight(request)) authorize(request, options);
+      return payload;
+    });
+  },
+  {
+    name: 'restock-access-control',
+    fastify: '5.x',
+    dependencies: ['restock-problems', 'restock-method-override', 'restock-cors'],
+  },
+);
+
+/** The `access_token` of a request's query, where a route takes one. */
+function queryToken(request: FastifyRequest): string | undefined {
+  const token = (request.query as Record<string, unknown> | undefined)?.access_token;
+  return typeof token === 'string' ? token : undefined;
+}
+
+/** Throws the problem that refuses `request`, unless its credential, the route's rules or PUBLIC_READS let it in. */
+function authorize(request: FastifyRequest, options: AccessOptions): void {
+  const policy = request.routeOptions.config;
+  const needs: Scope = READ_METHODS.has(request.method) ? 'read' : 'write';
+  const identity = identityOf(request);
+  if (identity === 'invalid') {
+    throw new HttpProblem(
+      'unauthorized',
+      'The credential is not an API key this server knows nor an access token it accepts (it may have expired), ' +
+        'or the Authorization header is not "Bearer <key or token>".',
+      { headers: { 'www-authenticate': `${REALM}, error="invalid_token"` } },
+    );
+  }
+  if (typeof identity === 'object' && 'scope' in identity) {
+    if (needs === 'write' && identity.scope !== 'write') {
+      throw new HttpProblem(
+        'forbidden',
+        `The API key "${identity.name}" may only read; ${request.method} needs a write key.`,
+        { headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="write"` } },
+      );
+    }
+    return;
+  }
+  if (policy.rules === 'apply') return;
+  const open = policy.rules === undefined && options.keys.length === 0;
+  if (open || (identity === 'none' && needs === 'read' && options.publicReads && !policy.keyed && !policy.rules)) {
+    return;
+  }
+  if (identity === 'none') {
+    throw new HttpProblem('unauthorized', 'This needs an API key: send "Authorization: Bearer <key>".', {
+      headers: { 'www-authenticate': REALM },
+    });
+  }
+  throw new HttpProblem('forbidden', 'An account may not do this: it is for API keys only.', {
+    headers: { 'www-authenticate': `${REALM}, error="insufficient_scope"` },
+  });
+}

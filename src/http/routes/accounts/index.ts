@@ -1,0 +1,128 @@
+/**
+ * The routes of each account collection (`x-auth`): sign in, renew the access token with
+ * the refresh token, and sign out, at `/<plural>/auth/`. Anyone may call them: they are
+ * how a caller gets a credential at all.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Catalog } from '../../../core/catalog.js';
+import type { Collection } from '../../../core/collection.js';
+import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import { Refusal } from '../../../records/refusal.js';
+import { JSON_TYPE, renderRecord } from '../../../records/render.js';
+import type { IssuedTokens, TokenService } from '../../../records/tokens/index.js';
+import type { Records, Store, StoredRecord } from '../../../store/store.js';
+import { accountDocs } from '../../openapi/account-operations.js';
+import { registerPaths } from '../../paths.js';
+import { clientFields } from '../../plugins/json-body.js';
+import { addressKey, rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { connectRedis } from '../../plugins/rate-limit/redis.js';
+import { registerSweep } from '../sweep.js';
+import { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
+import { type FailureCounts, limitFailures, memoryCounts, redisCounts } from './sign-in-limit.js';
+
+export interface AccountRoutesOptions {
+  store: Store;
+  catalog: Catalog;
+  tokens: TokenService;
+  hasher: PasswordHasher;
+  /** Failed sign-ins allowed per account name and per address in a window (SIGN_IN_MAX_FAILURES). */
+  maxFailures: number;
+  /** A Redis every instance counts failures in, or '' to count in this process. */
+  redisUrl: string;
+}
+
+/** How often expired refresh tokens are forgotten. */
+const REFRESH_SWEEP_MS = 60 * 60 * 1000;
+
+export const accountRoutes = fp(serveAccounts, {
+  name: 'restock-account-routes',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi', 'restock-json-body', 'restock-access-control'],
+});
+
+async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions): Promise<void> {
+  const failures = options.redisUrl === '' ? memoryCounts() : redisCounts(await connectRedis(app, options.redisUrl));
+  for (const collection of options.catalog.collections) {
+    if (collection.account) registerAccountRoutes(app, collection, options, failures);
+  }
+  registerSweep(app, 'refresh tokens', REFRESH_SWEEP_MS, () => options.tokens.sweep());
+}
+
+/** `{ token, refreshToken, expiresIn, record }`, the record spliced in as stored (its password never is). */
+function sendTokens(reply: FastifyReply, tokens: IssuedTokens, record: StoredRecord) {
+  const head = JSON.stringify({ token: tokens.token, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn });
+  return reply
+    .code(200)
+    .header('cache-control', 'no-store')
+    .type(JSON_TYPE)
+    .send(`${head.slice(0, -1)},"record":${renderRecord(record)}}`);
+}
+
+function registerAccountRoutes(
+  app: FastifyInstance,
+  collection: Collection,
+  options: AccountRoutesOptions,
+  failures: FailureCounts,
+) {
+  const records: Records = options.store.collection(collection.plural);
+  const { tokens, hasher } = options;
+  const account = (record: StoredRecord) => ({
+    collection: collection.plural,
+    id: record.id,
+    claims: claimsOf(collection, record),
+  });
+  const refreshTokenOf = (body: unknown) => {
+    const { refreshToken } = clientFields(body);
+    if (typeof refreshToken !== 'string') throw invalidCredentials();
+    return refreshToken;
+  };
+  const docs = accountDocs(collection);
+  registerPaths(app, [
+    {
+      url: `/${collection.plural}/auth/`,
+      policy: { public: true },
+      operations: {
+        POST: {
+          docs: docs.signIn,
+          async handler(request, reply) {
+            const fields = clientFields(request.body);
+            const { value } = signInName(collection, fields);
+            const name = `account:${collection.plural}:${value.toLowerCase()}`;
+            const record = await limitFailures(
+              failures,
+              options.maxFailures,
+              [name, addressKey(request)],
+              () => signIn(collection, records, hasher, fields, rateLimitKey(request)),
+              (error) => error instanceof Refusal && error.kind === 'invalid-credentials',
+            );
+            return sendTokens(reply, await tokens.issue(account(record)), record);
+          },
+        },
+        DELETE: {
+          docs: docs.signOut,
+          async handler(request, reply) {
+            await tokens.signOut(collection.plural, refreshTokenOf(request.body));
+            return reply.code(204).send();
+          },
+        },
+      },
+    },
+    {
+      url: `/${collection.plural}/auth/refresh/`,
+      policy: { public: true },
+      operations: {
+        POST: {
+          docs: docs.refresh,
+          async handler(request, reply) {
+            const rotated = await tokens.refresh(collection.plural, refreshTokenOf(request.body));
+            const record = rotated && (await records.get(rotated.id));
+            if (!rotated || !record) throw invalidCredentials();
+            const access = await tokens.accessToken(account(record));
+            return sendTokens(reply, { ...access, refreshToken: rotated.refreshToken }, record);
+          },
+        },
+      },
+    },
+  ]);
+}

@@ -1,0 +1,36 @@
+/** What the routes of one collection are served from: its records, and what all collections share. */
+import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import type { ExpandSource } from '../../../records/expand.js';
+import type { InFlightGate } from '../../../records/in-flight-gate.js';
+import type { Caller } from '../../../records/rules/record-access.js';
+import type { IdempotencyKeys, Records } from '../../../store/store.js';
+import type { ChangeFeedOptions } from './change-feed.js';
+import type { IdempotencyOptions } from './idempotency.js';
+
+/** What the routes of a collection are served from. */
+export interface CollectionRoutesOptions {
+  /** The collection's records in the store. */
+  records: Records;
+  idempotencyKeys: IdempotencyKeys;
+  idempotency: IdempotencyOptions;
+  /** The caps on costly list queries running at once. */
+  costlyQueries: InFlightGate;
+  /** Longest field name a query may name. */
+  maxFieldNameLength: number;
+  /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */
+  maxRecordBytes: number;
+  /** Largest list page in bytes (MAX_PAGE_BYTES). */
+  maxPageBytes: number;
+  /** The most records one create may send as an array (MAX_BULK_RECORDS). */
+  maxBulkRecords: number;
+  /** The most bytes a value of an indexed or unique field may hold (MAX_INDEXED_VALUE_BYTES). */
+  maxIndexedValueBytes: number;
+  /** Where `expand=` finds references and the records they name. */
+  expandSource: ExpandSource;
+  /** The same, but embedding only records `caller` may view. */
+  viewable(caller: Caller): ExpandSource;
+  /** Hashes account passwords; absent when no collection holds accounts. */
+  hasher?: PasswordHasher;
+  /** What the change feeds share: the log, its readers, the open feeds. */
+  feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength'>;
+}
