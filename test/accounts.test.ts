@@ -110,7 +110,7 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it('lets an account change its password, not its role; the new password signs in', async () => {
+    it('lets an account change its password (ending its sessions), not its role; the new one signs in', async () => {
       const carl = await send(ctx.app, shop, 'anonymous', {
         method: 'POST',
         url: '/user/',
@@ -142,6 +142,8 @@ for (const kind of STORE_KINDS) {
       });
       assert.equal(change.statusCode, 200, change.body);
       assert.equal(body(change).password, undefined);
+      const session = await auth(ctx.app, '/users/auth/refresh/', { refreshToken: signed.refreshToken });
+      assert.equal(session.statusCode, 401, 'a new password ends the sessions of the old one');
       const old = await auth(ctx.app, '/users/auth/', { email: 'carl@example.com', password: 'first password' });
       assert.equal(old.statusCode, 401);
       await signIn(ctx.app, 'carl@example.com', 'second password');

@@ -43,4 +43,6 @@ export function* createAccountTables(idType: string): Program<void> {
   )`);
   yield sql('CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family)');
   yield sql('CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at)');
+  // A new password revokes the account's families: found through this, not by a scan.
+  yield sql('CREATE INDEX refresh_tokens_by_account ON refresh_tokens (collection, record_id)');
 }

@@ -13,7 +13,6 @@ export function secretSql(dialect: SqlDialect, collection: string) {
     statement<K>(dialect.placeholder, build, `${collection}.secret.${role}`);
   const where = (p: (name: 'collection' | 'id') => string) =>
     `collection = ${p('collection')} AND record_id = ${p('id')}`;
-  const get = named<'collection' | 'id'>('get', (p) => `SELECT hash FROM account_secrets WHERE ${where(p)}`);
   const getMany = named<'collection' | 'ids'>(
     'getMany',
     (p) =>
@@ -21,6 +20,11 @@ export function secretSql(dialect: SqlDialect, collection: string) {
       `WHERE collection = ${p('collection')} AND ${dialect.inList('record_id', p('ids'))}`,
   );
   const remove = named<'collection' | 'id'>('remove', (p) => `DELETE FROM account_secrets WHERE ${where(p)}`);
+  const signOut = named<'collection' | 'id'>(
+    'signOut',
+    (p) =>
+      `UPDATE refresh_families SET revoked = 1 WHERE family IN (SELECT family FROM refresh_tokens WHERE ${where(p)})`,
+  );
   const head = 'INSERT INTO account_secrets (collection, record_id, hash)';
   const tail = ' ON CONFLICT (collection, record_id) DO UPDATE SET hash = excluded.hash';
   return {
@@ -39,7 +43,15 @@ export function secretSql(dialect: SqlDialect, collection: string) {
         );
       }
     },
-    get: (id: number) => get({ collection, id }),
+    /**
+     * Sets a new password's hash and revokes every refresh token family of the account, in
+     * the change's transaction: whoever held a session under the old password must sign in
+     * with the new one.
+     */
+    *change(id: number, hash: string): Program<void> {
+      yield* this.keep([{ id }], [hash]);
+      yield signOut({ collection, id });
+    },
     /** The hashes of these ids (at most MAX_MANY, one statement), as rows of `id` and `hash`. */
     getMany: (ids: readonly number[]) => getMany({ collection, ids: dialect.intList(ids) }),
     *remove(id: number): Program<void> {

@@ -46,9 +46,13 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
   const referred = collection.referrers.length > 0;
   const parse = (data: string): unknown => JSON.parse(data);
   const secrets = collection.account ? secretSql(dialect, table) : undefined;
+  /** The passwords of an account collection; any other keeps none, and asking is a mistake in the code. */
+  const passwords = () => {
+    if (!secrets) throw new Error(`${table} holds no accounts: no passwords`);
+    return secrets;
+  };
   function* keepSecrets(written: readonly { id: number }[], hashes?: readonly (string | undefined)[]): Program<void> {
-    if (secrets) yield* secrets.keep(written, hashes);
-    else if (hashes?.some((hash) => hash !== undefined)) throw new Error(`${table} holds no accounts: no passwords`);
+    if (hashes?.some((hash) => hash !== undefined)) yield* passwords().keep(written, hashes);
   }
   /** Holds the records `created` name, writes them, and returns them. */
   function* linked(created: StoredRecord[]): Program<StoredRecord[]> {
@@ -174,7 +178,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
           if (ifVersion !== undefined) throw new PreconditionFailedError();
           return undefined;
         }
-        yield* keepSecrets([{ id }], [secret]);
+        if (secret !== undefined) yield* passwords().change(id, secret);
         const data = mergedFields(current.data, patch, maxBytes);
         const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
         check?.(record.data);
@@ -188,7 +192,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       if (!refers && secret === undefined) return records(await guard(driver.write(update), table))[0];
       const work = function* (): Program<StoredRecord | undefined> {
         const record = records(yield update)[0];
-        if (record) yield* keepSecrets([record], [secret]);
+        if (record && secret !== undefined) yield* passwords().change(id, secret);
         if (record && refers) {
           yield unlink(dialect, table, id);
           yield* linked([record]);
@@ -226,9 +230,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       return records(await guard(driver.read(select, false)))[0];
     },
     async secretOf(id) {
-      if (!secrets) return undefined;
-      const found = await guard(driver.read(secrets.get(id), false));
-      return found.rows[0] === undefined ? undefined : String(found.rows[0].hash);
+      return (await this.secretsOf([id])).get(id);
     },
     async secretsOf(ids) {
       const found = new Map<number, string>();
