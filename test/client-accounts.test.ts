@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type ChangeEvent, type Client, createClient, ProblemError, type Session } from '../src/client/index.js';
+import {
+  type ChangeEvent,
+  type Client,
+  createClient,
+  ProblemError,
+  type Session,
+} from '../packages/client/src/index.js';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { WRITE_KEY } from './helpers/keys.js';
@@ -106,6 +112,21 @@ for (const kind of STORE_KINDS) {
         createClient<Shop>({ baseUrl: origin }).auth().signIn({ email: 'ada@example.com', password: 'wrong!' }),
         isProblem(401, 'invalid-credentials'),
       );
+    });
+
+    it('embeds the records references name with expand, on get() and on pages', async () => {
+      const ada = await signedIn('ada');
+      const mine = await order(ada);
+      type Expanded = Order & { expand: { userId: User; 'items.productId': { name: string }[] } };
+      const read = (await ada
+        .collection('orders')
+        .get(mine.id, { expand: ['userId', 'items.productId'], fields: ['status'] })) as unknown as Expanded;
+      assert.deepEqual(
+        [read.status, read.items, read.expand.userId.name, read.expand['items.productId'].map((p) => p.name)],
+        ['placed', undefined, 'Ada', ['Teapot']],
+      );
+      const page = await ada.collection('orders').page({ filter: { id: mine.id }, expand: ['userId'] });
+      assert.equal((page.records[0] as unknown as Expanded).expand.userId.email, 'ada@example.com');
     });
 
     it('renews the token shortly before it expires, by its clock, once for requests at the same time', async () => {

@@ -19,7 +19,7 @@ import { authorization } from './helpers/keys.js';
 import { PASSWORDS, shopSettings } from './helpers/shop-accounts.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 
-const CLIENT = new URL('../src/client/', import.meta.url);
+const CLIENT = new URL('../packages/client/src/', import.meta.url);
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>client</title>
 <script type="module">
@@ -49,7 +49,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>client</title>
   };
 </script>`;
 
-/** Serves the page, and src/client/*.ts as JavaScript modules (transpiled as they are asked for). */
+/** Serves the page, and packages/client/src/*.ts as JavaScript modules (transpiled as they are asked for). */
 function pageServer(): Server {
   return createServer((request, response) => {
     const name = /^\/client\/([a-z-]+)\.js$/.exec(request.url ?? '')?.[1];

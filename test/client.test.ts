@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { type ChangeEvent, createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../src/client/index.js';
+import { type ChangeEvent, createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../packages/client/src/index.js';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { WRITE_KEY, withKeys } from './helpers/keys.js';
@@ -69,7 +69,7 @@ for (const kind of STORE_KINDS) {
         assert.match(etagOf(read) ?? '', /^"/);
 
         const listed = [];
-        const query = { filter: { price: { gte: 15 }, tags: { contains: tag } }, sort: '-price', limit: 2 };
+        const query = { filter: { price: { gte: 15 }, tags: { contains: tag } }, sort: '-price' as const, limit: 2 };
         for await (const product of products.list(query)) listed.push(product.price);
         assert.deepEqual(listed, [45, 35, 25, 15], 'three pages followed through Link');
 

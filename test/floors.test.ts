@@ -4,7 +4,8 @@
  * its own floor and those below it, never one above nor one beside it (docs/architecture.md
  * says why each floor sits where it does). records/ is what can be done with records without
  * HTTP, so it imports no web framework.
- * Beside them, src/client/ stands alone: it runs in browsers, so it imports nothing else.
+ * Beside them, the client (packages/client/src/, which src/client/ re-exports) stands alone: it
+ * runs in browsers, so it imports nothing else.
  * Inside every floor and folder, imports make no circle.
  */
 import assert from 'node:assert/strict';
@@ -188,16 +189,19 @@ describe('the imports of src/', () => {
   });
 });
 
-describe('the client (src/client/)', () => {
+describe('the client (packages/client/src/, re-exported by src/client/)', () => {
   it('imports only its own files, and no Node.js module, so that a browser can load it', () => {
     const strays: string[] = [];
+    for (const [path, source] of clientSources()) {
+      const all = ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
+      for (const specifier of all) {
+        if (!specifier.startsWith('./')) strays.push(`packages/client/src/${path} imports ${specifier}`);
+      }
+    }
     for (const [path, source] of sources()) {
       if (!isClient(path)) continue;
       const all = ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
-      for (const specifier of all) {
-        const target = posix.normalize(posix.join(posix.dirname(path), specifier));
-        if (!specifier.startsWith('.') || !isClient(target)) strays.push(`src/${path} imports ${specifier}`);
-      }
+      for (const specifier of all) if (specifier !== '@restock/client') strays.push(`src/${path} imports ${specifier}`);
     }
     assert.deepEqual(strays, []);
   });
@@ -214,6 +218,13 @@ describe('the client (src/client/)', () => {
     );
   });
 });
+
+/** The client package's own sources, by path under packages/client/src/ (one folder, no deeper). */
+function clientSources(): Map<string, string> {
+  const dir = fileURLToPath(new URL('../packages/client/src/', import.meta.url));
+  const names = readdirSync(dir).filter((name) => name.endsWith('.ts'));
+  return new Map(names.map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+}
 
 function isClient(path: string): boolean {
   return path.split('/')[0] === CLIENT;

@@ -54,10 +54,16 @@ describe('supported Node.js versions', () => {
 
 describe('the SQLite library', () => {
   it('is better-sqlite3 12 on Node 20 and 13 from Node 22 on', () => {
-    const expected = nodeMajor === 20 ? ['better-sqlite3-node20', '12'] : ['better-sqlite3', '13'];
+    const expected = nodeMajor === 20 ? ['@restock/sqlite-node20', '12'] : ['better-sqlite3', '13'];
     assert.equal(sqliteLibraryName, expected[0]);
-    const { version } = require(`${sqliteLibraryName}/package.json`) as { version: string };
-    assert.equal(version.split('.')[0], expected[1], `${sqliteLibraryName}@${version}`);
+    const binding = createRequire(require.resolve(sqliteLibraryName));
+    const { version } = binding('better-sqlite3/package.json') as { version: string };
+    assert.equal(version.split('.')[0], expected[1], `${sqliteLibraryName}: better-sqlite3@${version}`);
+  });
+
+  it("is the only binding npm installed: the other line's is skipped, never fetched or compiled", () => {
+    const other = nodeMajor === 20 ? 'better-sqlite3' : '@restock/sqlite-node20';
+    assert.throws(() => require.resolve(other), { code: 'MODULE_NOT_FOUND' }, `${other} is installed`);
   });
 
   it('is loaded through sqlite-library.ts alone: anything else would load 13 on Node 20', () => {

@@ -1,8 +1,11 @@
 /**
- * The package as people install it (process): `npm pack` builds and packs it, the tarball
- * installs into an empty folder, and there `restock` serves the API, the console and the
- * docs, and its bin answers. Slow (a real install from the npm registry or its cache, which
- * compiles the SQLite driver), so it is one test.
+ * The package as people install it (process): `npm pack` builds and packs it and the client
+ * it depends on, `@restock/client` (both are published; here the test provides the client's
+ * tarball), both install together into an empty folder, and there `restock` serves the API,
+ * the console and the docs, its bin answers and writes the client's types, `restock/client`
+ * imports and type-checks under every `moduleResolution`, and the README's links resolve.
+ * Slow (a real install from the npm registry or its cache, which compiles the SQLite driver),
+ * so it is one test.
  *
  * It packs a copy of the clone, dist/ included with its times: packing builds dist/ when a
  * source is newer, and the copy's, not the one the other test files, running beside this
@@ -11,12 +14,24 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { consumerDiagnostics, RESOLUTIONS } from './helpers/consumer-types.js';
+import { packClient } from './helpers/pack-client.js';
 import { startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -41,6 +56,43 @@ function npm(args: string[], cwd: string) {
   return run('npm', args, { cwd, env: { ...process.env, ...compilers, PATH: path }, maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** `npm pack` in `folder`, into `destination`; answers the tarball. */
+async function pack(folder: string, destination: string): Promise<string> {
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], folder);
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [{ filename: string }];
+  return join(destination, filename);
+}
+
+const IMPORT_CLIENT = "import('restock/client').then((m) => console.log(typeof m.createClient))";
+
+/**
+ * The links of a Markdown file in the installed package that lead nowhere: every relative
+ * one must name a file the package holds (addresses, `#` anchors and mail are left alone).
+ */
+function brokenLinks(folder: string, file: string): string[] {
+  const text = readFileSync(join(folder, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] as string);
+  return targets.filter((target) => {
+    if (/^([a-z]+:|#)/.test(target)) return false;
+    return !existsSync(join(folder, target.split('#')[0] as string));
+  });
+}
+
+/**
+ * On Node 20, better-sqlite3 12 beside restock, as docs/operations.md says: npm does not install
+ * the dependencies of the `file:` package that carries it inside restock's tarball.
+ */
+const NODE20_BINDING = process.versions.node.startsWith('20.') ? ['better-sqlite3@12'] : [];
+
+/** The major versions of every better-sqlite3 an install of restock into `app` holds, wherever it may be. */
+function bindingsIn(app: string): string[] {
+  const places = ['', 'node_modules/restock/', 'node_modules/restock/packages/sqlite-node20/'];
+  return places
+    .map((place) => join(app, place, 'node_modules/better-sqlite3/package.json'))
+    .filter((manifest) => existsSync(manifest))
+    .map((manifest) => (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version.split('.')[0] ?? '');
+}
+
 describe('the package', () => {
   it('packs, installs into an empty folder and serves there, and its bin answers --version', async () => {
     const work = mkdtempSync(join(tmpdir(), 'restock-package-'));
@@ -51,13 +103,27 @@ describe('the package', () => {
       filter: (path) => !NOT_COPIED.has(relative(ROOT, path)),
     });
     symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    await npm(['pack', '--pack-destination', work], clone);
-    const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) ?? 'none');
+    const client = await packClient(work);
+    const tarball = await pack(clone, work);
 
     const app = join(work, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), '{ "name": "a-shop", "private": true }');
-    await npm(['install', '--no-audit', '--no-fund', tarball], app);
+    await npm(['install', '--no-audit', '--no-fund', client, tarball, ...NODE20_BINDING], app);
+    // npm skips the other Node lines' SQLite binding: one better-sqlite3 in the tree, this line's.
+    assert.deepEqual(bindingsIn(app), NODE20_BINDING.length > 0 ? ['12'] : ['13']);
+    const installed = join(app, 'node_modules/restock');
+    const files = readdirSync(installed, { recursive: true }).map(String);
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.map')),
+      [],
+      'no source map pointing at a src/ the package lacks',
+    );
+    assert.deepEqual(brokenLinks(installed, 'README.md'), []);
+    const { stdout: exported } = await run(process.execPath, ['-e', IMPORT_CLIENT], { cwd: app });
+    assert.equal(exported.trim(), 'function');
+    const found = RESOLUTIONS.flatMap((resolution) => consumerDiagnostics(app, 'restock/client', resolution));
+    assert.deepEqual(found, []);
 
     const server = await startServer({}, [], { command: join(app, 'node_modules/.bin/restock'), cwd: app });
     try {
@@ -86,6 +152,15 @@ describe('the package', () => {
     });
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.match(stdout, new RegExp(version.replaceAll('.', '\\.')));
+    await run(join(app, 'node_modules/.bin/restock'), ['types', '--out', 'shop.ts'], {
+      cwd: app,
+      env: {
+        ...process.env,
+        PATH: `${join(process.execPath, '..')}:${process.env.PATH}`,
+        SCHEMAS: join(installed, 'schemas/shop'),
+      },
+    });
+    assert.match(readFileSync(join(app, 'shop.ts'), 'utf8'), /export interface Collections \{\n {2}orders: Order;/);
     rmSync(work, { recursive: true, force: true });
   });
 });

@@ -1,62 +1,6 @@
 /**
- * restock's client, for Node.js and browsers: `fetch` and nothing else. Import it as
- * `restock/client`.
- *
- * ```ts
- * const shop = createClient<{ users: { name: string; email: string } }>({ baseUrl: 'http://127.0.0.1:3000' });
- * const ada = await shop.collection('users').create({ name: 'Ada', email: 'ada@example.com' });
- * for await (const user of shop.collection('users').list({ filter: { name: { startsWith: 'A' } } })) …
- * for await (const change of shop.collection('users').subscribe()) …
- *
- * const me = await shop.auth('users').signIn({ email: 'ada@example.com', password: '…' });
- * // From here on every request, and every change feed, carries Ada's access token.
- * ```
- *
- * This folder imports nothing from the rest of src/: it runs where restock does not.
+ * `restock/client`: the typed client. It lives in its own package, `@restock/client`
+ * (packages/client), which has no dependencies, so that a web application installs it alone
+ * rather than the server's; restock re-exports it for projects that have restock anyway.
  */
-import { AccountClient } from './accounts.js';
-import { CollectionClient } from './collection.js';
-import { type IssuedTokens, SessionKeeper } from './session.js';
-import { type ClientOptions, Transport } from './transport.js';
-
-export { AccountClient, type SignInFields } from './accounts.js';
-export type { ChangeEvent, FeedReset, RecordChange, SubscribeOptions } from './change-stream.js';
-export { CollectionClient, etagOf, type Page, type Patch } from './collection.js';
-export type { ListQuery, Operators, Scalar } from './list-query.js';
-export { type Problem, ProblemError } from './problem-error.js';
-export type { IssuedTokens, Session, SessionListener } from './session.js';
-export type { Stored, SystemFields } from './stored.js';
-export { type ClientOptions, OVERRIDE_HEADER } from './transport.js';
-
-/** The collections a client knows, by plural name, with the fields of their records. */
-export type Collections<C> = { [K in keyof C]: object };
-
-/** The record type of the collection `users`, the account collection {@link Client.auth} names by default. */
-export type UsersOf<C> = 'users' extends keyof C ? C['users' & keyof C] : Record<string, unknown>;
-
-export interface Client<C extends Collections<C>> {
-  collection<K extends keyof C & string>(name: K): CollectionClient<C[K]>;
-  /**
-   * Signing in to the account collection `users`, and out. A client speaks for one account
-   * at a time, whichever collection it signed in through.
-   */
-  auth(): AccountClient<UsersOf<C> & object>;
-  /** Signing in to the account collection `collection` (one whose schema says `x-auth`), and out. */
-  auth<K extends keyof C & string>(collection: K): AccountClient<C[K]>;
-}
-
-export function createClient<C extends Collections<C> = Record<string, Record<string, unknown>>>(
-  options: ClientOptions,
-): Client<C> {
-  const transport = new Transport(options);
-  const keeper = new SessionKeeper(options.now ?? Date.now, async (session) => {
-    const body = { refreshToken: session.refreshToken };
-    // Never repeated: a refresh token sent twice revokes every token rotated from it.
-    const path = `/${session.collection}/auth/refresh/`;
-    return (await (await transport.send('POST', path, { body, anonymous: true })).json()) as IssuedTokens<unknown>;
-  });
-  transport.useCredentials(keeper);
-  // The record type is the caller's word for what the collection holds, as for collection().
-  const auth = <T extends object>(collection = 'users') => new AccountClient<T>(transport, keeper, collection);
-  return { collection: (name) => new CollectionClient(transport, name), auth };
-}
+export * from '@restock/client';

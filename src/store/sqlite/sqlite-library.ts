@@ -2,26 +2,33 @@
  * Which build of better-sqlite3 this Node.js loads. Version 13 is a Node-API module and the
  * only one that survives Node 24 (12 subclasses `node::ObjectWrap`, whose cleanup hook
  * aborts the process there when a statement is garbage-collected), but its binary crashes
- * on Node 20. So Node 20 loads 12, installed under the alias `better-sqlite3-node20`, and
- * every later Node loads 13. Both have the same API. Drop the alias with Node 20.
+ * on Node 20. So Node 20 loads 12 through `@restock/sqlite-node20` (packages/sqlite-node20),
+ * and every later Node loads 13. Both have the same API. Each is an optional dependency whose
+ * "engines" names its Node lines, so an install fetches and builds only the one it loads.
+ * Drop the Node 20 package with Node 20.
  */
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 
-/** The package this process loads: `better-sqlite3` (13) from Node 22 on, the alias on Node 20. */
-export const sqliteLibraryName = nodeMajor >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20';
+/** The package this process loads: `better-sqlite3` (13) from Node 22 on, 12's own package on Node 20. */
+export const sqliteLibraryName = nodeMajor >= 22 ? 'better-sqlite3' : '@restock/sqlite-node20';
+
+/** What to do, in one line. npm does not install a packed restock's Node 20 binding's own dependency. */
+const REMEDY =
+  nodeMajor >= 22
+    ? 'run `npm install` again with this Node.js'
+    : 'run `npm install` again with this Node.js (restock installed from its package: `npm install better-sqlite3@12` beside it), or use Node.js 22 or later';
 
 function load(): typeof BetterSqlite3 {
   try {
     return createRequire(import.meta.url)(sqliteLibraryName) as typeof BetterSqlite3;
   } catch (error) {
-    // The alias is an optional dependency (a Node 22+ install need not build it), so a
-    // Node 20 install that could not build it ends up here: say what to do in one line.
+    // Both bindings are optional dependencies that npm installs only on their own Node lines:
+    // a tree installed by another Node.js, or a build that failed, ends up here.
     throw new Error(
-      `restock cannot load ${sqliteLibraryName} on Node.js ${process.version} (${(error as Error).message}); ` +
-        'run `npm install` again with this Node.js, or use Node.js 22 or later',
+      `restock cannot load ${sqliteLibraryName} on Node.js ${process.version} (${(error as Error).message}); ${REMEDY}`,
     );
   }
 }

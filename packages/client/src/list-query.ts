@@ -1,39 +1,48 @@
 /**
  * A list query as the client writes it, and its query string: `filter` becomes `field=value`
- * and `field[op]=value`, the rest restock's reserved parameters.
+ * and `field[op]=value`, the rest restock's reserved parameters. What each may name is
+ * checked against the record type (./query-types.ts).
  */
-export type Scalar = string | number | boolean | null;
+import type { ExpandName, FieldName, Filter, Operators, Scalar, SortKey } from './query-types.js';
 
-export interface Operators {
-  eq?: Scalar;
-  ne?: Scalar;
-  lt?: Scalar;
-  lte?: Scalar;
-  gt?: Scalar;
-  gte?: Scalar;
-  in?: readonly Scalar[];
-  contains?: string;
-  startsWith?: string;
+/** What a read of one record may ask for: only some fields, and referenced records embedded. */
+export interface ReadQuery<T = Record<string, unknown>, R = Record<string, string>> {
+  /** Only these fields (and `id`). */
+  fields?: readonly FieldName<T>[];
+  /** Reference fields whose records to embed. */
+  expand?: readonly ExpandName<R>[];
 }
 
-export interface ListQuery {
+export interface ListQuery<T = Record<string, unknown>, R = Record<string, string>> extends ReadQuery<T, R> {
   /** By field (dotted for nested ones): a value for equality, or operators. */
-  filter?: Record<string, Scalar | Operators>;
+  filter?: Filter<T>;
   /** Field names, `-` first for descending: `['-price', 'name']`. */
-  sort?: string | readonly string[];
+  sort?: SortKey<T> | readonly SortKey<T>[];
   /** Records per page (restock's default 100, at most 1000). */
   limit?: number;
   /** Text any string field contains. */
   q?: string;
-  /** Only these fields (and `id`). */
+  /** Where the page starts: a page's `cursor`, from its `Link: rel="next"` (the query must be the same). */
+  cursor?: string;
+  /** Also count every record the query selects (`Prefer: count=exact`): a page's `total`. */
+  count?: boolean;
+}
+
+/** A query of any record type, as the query string reads it. */
+interface AnyQuery {
+  filter?: Record<string, Scalar | Operators | undefined>;
+  sort?: string | readonly string[];
+  limit?: number;
+  q?: string;
+  cursor?: string;
   fields?: readonly string[];
-  /** Reference fields whose records to embed. */
   expand?: readonly string[];
 }
 
-export function queryString(query: ListQuery = {}): string {
+export function queryString(query: AnyQuery = {}): string {
   const params = new URLSearchParams();
   for (const [field, condition] of Object.entries(query.filter ?? {})) {
+    if (condition === undefined) continue;
     if (condition === null || typeof condition !== 'object') {
       params.append(field, text(condition));
       continue;
@@ -49,6 +58,7 @@ export function queryString(query: ListQuery = {}): string {
   if (query.q !== undefined) params.set('q', query.q);
   if (query.fields !== undefined) params.set('fields', query.fields.join(','));
   if (query.expand !== undefined) params.set('expand', query.expand.join(','));
+  if (query.cursor !== undefined) params.set('cursor', query.cursor);
   const written = params.toString();
   return written === '' ? '' : `?${written}`;
 }
@@ -65,4 +75,9 @@ export function nextLink(header: string | null): string | undefined {
     if (match && /(^|;)\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/.test(match[2] ?? '')) return match[1];
   }
   return undefined;
+}
+
+/** The `cursor` parameter of a next link, which resumes the same query from there. */
+export function cursorOf(link: string): string | undefined {
+  return new URL(link, 'http://restock.invalid').searchParams.get('cursor') ?? undefined;
 }

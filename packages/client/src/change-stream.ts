@@ -51,7 +51,7 @@ export async function* followFeed<T>(
       try {
         const headers: Record<string, string> = { accept: 'text/event-stream' };
         if (lastId !== undefined) headers['last-event-id'] = String(lastId);
-        const response = await transport.send('GET', path, { headers, signal: stop.signal });
+        const response = await transport.send('GET', path, { headers, signal: stop.signal, streams: true });
         if (!response.body) throw new TypeError('the change feed answered without a body');
         for await (const message of messages(response.body, stop.signal)) {
           if (message.retry !== undefined) retryMs = message.retry;

@@ -22,6 +22,16 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** The clock an access token's expiry is timed by, in milliseconds since 1970 (default `Date.now`). */
   now?: () => number;
+  /** How long a call may take, retries included, in milliseconds, unless the call says (default: no limit). */
+  timeout?: number;
+}
+
+/** What every call takes besides its own arguments. */
+export interface RequestOptions {
+  /** Aborts the call (its retries and the reading of its answer too): it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Aborts the call after this many milliseconds, retries included, with a `TimeoutError`. */
+  timeout?: number;
 }
 
 /** Where the access token of a signed-in account comes from (./session.ts). */
@@ -35,15 +45,15 @@ export interface Credentials {
 /** The header that carries the method a tunnelled request stands for. */
 export const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
 
-export interface Sent {
+export interface Sent extends RequestOptions {
   body?: unknown;
   headers?: Record<string, string>;
   /** Whether repeating the request is safe: a read, or a create with an Idempotency-Key. */
   repeatable?: boolean;
-  /** Aborts the request, and the reading of its body. */
-  signal?: AbortSignal;
   /** Sent with no credential at all: signing in, renewing and signing out carry their own. */
   anonymous?: boolean;
+  /** An answer that goes on as long as it is read (the change feed): the client's default timeout does not apply. */
+  streams?: boolean;
 }
 
 /** Statuses after which a repeatable request is tried again. */
@@ -69,7 +79,10 @@ export class Transport {
    * request once more: restock refuses a credential before the request does anything, so
    * even a change is safe to send again.
    */
-  async send(method: string, target: string, sent: Sent = {}): Promise<Response> {
+  async send(method: string, target: string, options: Sent = {}): Promise<Response> {
+    const signal = callSignal(options.signal, options.timeout ?? (options.streams ? undefined : this.#options.timeout));
+    const sent = { ...options, ...(signal && { signal }) };
+    signal?.throwIfAborted();
     const token = sent.anonymous ? undefined : await this.#credentials?.current();
     try {
       return await this.#attempt(method, target, sent, token);
@@ -91,15 +104,15 @@ export class Transport {
       try {
         response = await this.#options.fetch(url, init);
       } catch (error) {
-        if (last) throw error;
-        await wait(backoff(attempt));
+        if (last || sent.signal?.aborted) throw error;
+        await wait(backoff(attempt), sent.signal);
         continue;
       }
       if (response.ok || response.status === 304) return response;
       const problem = await problemOf(response);
       const inUse = response.status === 409 && problem.type.endsWith('/idempotency-key-in-use');
       if (last || !(TRANSIENT.has(response.status) || inUse)) throw new ProblemError(problem);
-      await wait(retryAfter(response) ?? backoff(attempt));
+      await wait(retryAfter(response) ?? backoff(attempt), sent.signal);
     }
   }
 
@@ -125,6 +138,32 @@ function retryAfter(response: Response): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_WAIT_MS) : undefined;
 }
 
-function wait(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` before a retry, or rejects as soon as the call is aborted. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      if (signal?.aborted) reject(signal.reason);
+      else resolve();
+    }
+  });
+}
+
+/**
+ * The signal a call runs under: the caller's, ended early by the timeout. Combined by hand
+ * rather than with `AbortSignal.any`, which some browsers still in use lack.
+ */
+export function callSignal(signal: AbortSignal | undefined, timeout: number | undefined): AbortSignal | undefined {
+  if (timeout === undefined) return signal;
+  const timed = AbortSignal.timeout(timeout);
+  if (!signal) return timed;
+  const both = new AbortController();
+  const follow = (source: AbortSignal) => () => both.abort(source.reason);
+  if (signal.aborted) both.abort(signal.reason);
+  signal.addEventListener('abort', follow(signal), { once: true, signal: both.signal });
+  timed.addEventListener('abort', follow(timed), { once: true, signal: both.signal });
+  return both.signal;
 }

@@ -5,7 +5,7 @@
  */
 import type { IssuedTokens, Session, SessionKeeper, SessionListener } from './session.js';
 import type { Stored } from './stored.js';
-import type { Transport } from './transport.js';
+import type { RequestOptions, Transport } from './transport.js';
 
 /** The fields of `T` that hold text: those a sign-in may name (restock takes any unique one). */
 type TextFields<T> = { [K in keyof T]-?: NonNullable<T[K]> extends string ? K : never }[keyof T] & string;
@@ -56,9 +56,9 @@ export class AccountClient<T extends object> {
    * {@link ProblemError} `401 invalid-credentials`, too many of them `429 too-many-sign-ins`.
    * Signing in replaces any account signed in before (without signing it out at restock).
    */
-  async signIn(fields: SignInFields<T>): Promise<Stored<T>> {
+  async signIn(fields: SignInFields<T>, options: RequestOptions = {}): Promise<Stored<T>> {
     // Not repeated on failure: each failed attempt counts against the account's limit.
-    const response = await this.#transport.send('POST', this.#path(), { body: fields, anonymous: true });
+    const response = await this.#transport.send('POST', this.#path(), { ...options, body: fields, anonymous: true });
     return this.#accept(response);
   }
 
@@ -78,9 +78,9 @@ export class AccountClient<T extends object> {
   }
 
   /** Signs in with only a kept refresh token: renews it, and answers the account's record. */
-  async resume(refreshToken: string): Promise<Stored<T>> {
-    const body = { refreshToken };
-    return this.#accept(await this.#transport.send('POST', `${this.#path()}refresh/`, { body, anonymous: true }));
+  async resume(refreshToken: string, options: RequestOptions = {}): Promise<Stored<T>> {
+    const sent = { ...options, body: { refreshToken }, anonymous: true };
+    return this.#accept(await this.#transport.send('POST', `${this.#path()}refresh/`, sent));
   }
 
   /**
@@ -88,14 +88,14 @@ export class AccountClient<T extends object> {
    * and every one rotated from it (the access token stays valid until it expires, minutes at
    * most). Sent as DELETE, or as POST with the override header when the client tunnels.
    */
-  async signOut(): Promise<void> {
+  async signOut(options: RequestOptions = {}): Promise<void> {
     await this.#keeper.settled();
     const session = this.session;
     if (!session) return;
     this.#keeper.restore(undefined);
     const body = { refreshToken: session.refreshToken };
     // Revoking twice is harmless, so a lost answer may be sent again.
-    await this.#transport.send('DELETE', this.#path(), { body, anonymous: true, repeatable: true });
+    await this.#transport.send('DELETE', this.#path(), { ...options, body, anonymous: true, repeatable: true });
   }
 
   /**
