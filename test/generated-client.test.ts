@@ -35,7 +35,7 @@ export async function run(baseUrl: string) {
   const created = await client.POST('/product/', { body: { name: 'Teapot', sku: 'TEA-1', price: 19.5 } });
   const cheap = await client.POST('/product/', { body: { name: 'Cup', sku: 'CUP-1', price: 4 } });
   const teapot = created.data as Product;
-  const id = String(teapot.id);
+  const id = teapot.id;
   const all = await client.GET('/products/');
   const dear = await client.GET('/products/', { params: { query: { price: { gte: 10 }, sku: 'TEA-1' } } });
   const updated = await client.POST('/product/{id}/', {

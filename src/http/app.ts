@@ -60,6 +60,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
   app.register(plugins.responseHeaders);
+  app.register(plugins.compression);
   app.register(plugins.lingeringClose);
   app.register(plugins.requestId);
   app.register(plugins.loadShedding, {

@@ -142,17 +142,22 @@ const OVERRIDE_NAMES = OVERRIDE_HEADER_NAMES.map((name) => name.toLowerCase());
 
 function checker(document: Document, index: Index) {
   const schemas = compilers(document);
-  // The plural aliases are left out of the document: `/users/7/` is `/user/7/`, and POST
-  // `/users/` is POST `/user/`. Trailing slashes need nothing: the route matched is the one
-  // registered with its slash. Which alias a path is depends on the method it stands for.
+  // The plural item alias is left out of the document: `/users/7/` is `/user/7/`. Either
+  // create path takes one record or an array; the document has one record at `/user/` and
+  // an array at `/users/`, so a create is checked against the form its body is. Trailing
+  // slashes need nothing: the route matched is the one registered with its slash.
   const items = new Map<string, string>();
-  const creates = new Map<string, string>();
+  const singles = new Map<string, string>();
+  const bulks = new Map<string, string>();
   for (const [plural, collection] of Object.entries(index.collections)) {
     items.set(`/${plural}/{id}/`, collection.item);
-    creates.set(collection.list, collection.create);
+    singles.set(collection.list, collection.create);
+    bulks.set(collection.create, collection.list);
   }
-  const canonical = (path: string, effective: string) =>
-    items.get(path) ?? (effective === 'POST' ? creates.get(path) : undefined) ?? path;
+  const canonical = (path: string, effective: string, body: unknown) => {
+    const create = effective === 'POST' ? (Array.isArray(body) ? bulks : singles).get(path) : undefined;
+    return create ?? items.get(path) ?? path;
+  };
   const resolve = (parameter: Parameter) =>
     parameter.$ref ? (document.components.parameters?.[parameter.$ref.split('/').pop() ?? ''] as Parameter) : parameter;
 
@@ -161,9 +166,9 @@ function checker(document: Document, index: Index) {
     const what = `${exchange.tunnelled ? `${wire} carrying ${effective}` : wire} ${exchange.url} → ${status}`;
     if (wire === 'OPTIONS' || effective === 'OPTIONS') return {};
     if (exchange.route === undefined || UNDOCUMENTED.test(exchange.route)) return {};
-    const path = canonical(exchange.route.replace(/:(\w+)/g, '{$1}'), effective);
+    const path = canonical(exchange.route.replace(/:(\w+)/g, '{$1}'), effective, exchange.body);
     // A tunnelled request is the operation of its wire method: that is what a proxy sees.
-    const operation = document.paths[path]?.[wire === 'HEAD' ? 'get' : wire.toLowerCase()];
+    const operation = document.paths[path]?.[wire.toLowerCase()];
     if (!operation) {
       return status < 400 ? { violation: `${what}: accepted, but the document has no such operation` } : {};
     }

@@ -15,6 +15,8 @@ import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentFilters } from './filter-parameters.js';
 import { documentGuards, type GuardsOn } from './guards.js';
+import { documentHeads } from './head-operations.js';
+import { listed } from './merged-operations.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_COMPONENT_ID, ProblemComponent } from './problem-component.js';
 import { componentNames, recordComponents } from './record-components.js';
@@ -33,7 +35,7 @@ export interface OpenApiOptions {
 }
 
 /** The document's introduction; what it says of the method override follows METHOD_OVERRIDE. */
-function describe(allowed: OverrideWireMethods): string {
+function describe(allowed: OverrideWireMethods, collections: readonly Collection[]): string {
   const wire = [...allowed].join(' or ');
   const override =
     allowed.size === 0
@@ -45,10 +47,17 @@ listed as an operation of its own (POST on a record's path, for one), with the h
 required, or widens the operation the wire method already has on its path.
 
 `;
-  return `Users and products over REST, on SQLite or PostgreSQL.
+  const names = collections.map((collection) => collection.plural);
+  const served = listed(names.length > 0 ? names : ['no collections'], 'and');
+  // The examples name a collection this server has.
+  const { plural, singular } = collections[0] ?? { plural: 'users', singular: 'user' };
+  return `${served.charAt(0).toUpperCase()}${served.slice(1)} over REST, on SQLite or PostgreSQL.
 
 ${override}Every path also answers without its trailing slash, and with the plural for one record
-(\`/users/7/\`) or for create (\`POST /users/\`); those aliases are left out here.
+(\`/${plural}/7/\`); those aliases are left out here. Either create path takes one record or an
+array of them: the document lists one record at the singular path (\`POST /${singular}/\`) and an
+array at the plural (\`POST /${plural}/\`), so that each has its own answer type.
+
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
 describes it. A browser console to try the collections is at [/](/).`;
 }
@@ -72,7 +81,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       info: {
         title: 'restock',
         version: VERSION,
-        description: describe(options.methodOverride),
+        description: describe(options.methodOverride, collections),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       // Here rather than in @fastify/swagger's own `servers`, which would cut a PUBLIC_URL's
@@ -99,6 +108,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       const openapi = referenceOverrideHeaders(document.openapiObject);
       documentFilters(openapi, collections);
       documentQueryTokens(openapi, collections, tokens && ruled);
+      documentHeads(openapi);
       documentTunnels(openapi, collections, options.methodOverride);
       return { ...openapi, servers: documentServers(options.publicUrl) };
     },

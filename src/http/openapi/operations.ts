@@ -7,6 +7,8 @@ import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem.js';
+import { withArticle } from './articles.js';
+import { createDocs } from './create-operations.js';
 import { componentNames } from './record-components.js';
 import {
   componentRef,
@@ -25,7 +27,24 @@ import {
  */
 const JSON_BODIES = ['application/json', 'application/*+json'];
 
-export type OperationName = 'list' | 'read' | 'create' | 'modify' | 'patch' | 'remove' | 'events';
+/**
+ * The id in an item path, as the server reads it: a positive integer up to 2^53 - 1, in
+ * decimal. Fastify takes it as text (../routes/records/request-shapes.ts) so that any other
+ * text names no record (404) rather than being malformed (400); the document types it an
+ * integer, which generated clients and validating proxies then check before sending.
+ */
+const IdPath = Type.Object({
+  id: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description:
+      'The record id: a positive integer, written in decimal without a sign or leading zeros ' +
+      '(any other text, such as 007, names no record: 404).',
+    examples: [1],
+  }),
+});
+
+export type OperationName = 'list' | 'read' | 'create' | 'bulkCreate' | 'modify' | 'patch' | 'remove' | 'events';
 
 /** The documentation of each operation on `collection`, validated by its schema when it has one. */
 export function operationDocs(collection: Collection, maxBulkRecords: number): Record<OperationName, FastifySchema> {
@@ -55,6 +74,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     tags,
     summary,
     operationId,
+    params: IdPath,
     description:
       'The body is applied as a JSON Merge Patch (RFC 7396): present fields replace, null removes a field, ' +
       'absent fields stay, nested objects merge. The merge is atomic in the database' +
@@ -90,6 +110,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     read: {
       tags,
       summary: `Read one ${singular}`,
+      params: IdPath,
       operationId: `read${names.record}`,
       headers: requestHeaders({ 'If-None-Match': RequestHeaders.ifNoneMatch }),
       response: {
@@ -98,44 +119,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
         ...problems(['invalid-query', 'not-found', 'service-unavailable']),
       },
     },
-    create: {
-      tags,
-      summary: `Create a ${singular}`,
-      operationId: `create${names.record}`,
-      description:
-        'id, createdAt and updatedAt are set by the server and ignored when sent. With an Idempotency-Key, ' +
-        'a retry gets the first answer again instead of a second record. A JSON array of records creates ' +
-        `all of them in one transaction or none (at most ${maxBulkRecords}): the answer is the array of ` +
-        "records, each with its id; a refusal's error pointers start with the item's index.",
-      headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),
-      consumes: JSON_BODIES,
-      body: Type.Union([
-        componentRef(names.fields),
-        Type.Array(componentRef(names.fields), { minItems: 1, maxItems: maxBulkRecords }),
-      ]),
-      response: {
-        201: jsonResponse(
-          `The created ${singular}, or for an array the created ${plural}.`,
-          Type.Union([record, Type.Array(record)]),
-          {
-            ETag: ResponseHeaders.etag,
-            Location: ResponseHeaders.location,
-            'Idempotent-Replayed': ResponseHeaders.replayed,
-          },
-        ),
-        ...problems([
-          ...bodyChecks,
-          'invalid-idempotency-key',
-          'idempotency-key-in-use',
-          'idempotency-key-reused',
-          'idempotent-record-gone',
-          'ids-exhausted',
-          'too-many-records',
-          ...hashing,
-          'service-unavailable',
-        ]),
-      },
-    },
+    ...createDocs(collection, maxBulkRecords, { tags, bodyChecks, hashing, problems }),
     events: {
       tags,
       summary: `Follow changes to ${plural}`,
@@ -158,11 +142,12 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
         ...problems(['invalid-query', 'service-unavailable']),
       },
     },
-    modify: change(`Modify a ${singular}`, `modify${names.record}`),
-    patch: change(`Modify a ${singular} (PATCH, same as PUT)`, `patch${names.record}`),
+    modify: change(`Modify ${withArticle(singular)}`, `modify${names.record}`),
+    patch: change(`Modify ${withArticle(singular)} (PATCH, same as PUT)`, `patch${names.record}`),
     remove: {
       tags,
-      summary: `Delete a ${singular}`,
+      summary: `Delete ${withArticle(singular)}`,
+      params: IdPath,
       operationId: `delete${names.record}`,
       headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch, Prefer: RequestHeaders.preferMinimal }),
       response: {

@@ -19,6 +19,7 @@ import { type Carried, listed, type Method, merged, type Operation } from './mer
 
 export type { Operation } from './merged-operations.js';
 
+import { withArticle } from './articles.js';
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
 import { componentNames } from './record-components.js';
 
@@ -45,7 +46,7 @@ function tunnelledPaths(collection: Collection): TunnelledPath[] {
   const { record } = componentNames(collection);
   const records = (methods: readonly string[], wire: string) => ({
     operationId: `tunnel${record}`,
-    summary: `${listed(methods, 'or')} a ${singular}, tunnelled through ${wire}`,
+    summary: `${listed(methods, 'or')} ${withArticle(singular)}, tunnelled through ${wire}`,
   });
   const accounts = (methods: readonly string[], wire: string) => ({
     operationId: `tunnel${record}Auth`,

@@ -3,6 +3,7 @@
  * it can depend on it (src/http/app.ts registers them in order; Fastify checks it).
  */
 export { accessControl } from './access-control/index.js';
+export { compression } from './compression/index.js';
 export { connectionLimit } from './connection-limit.js';
 export { cors } from './cors/index.js';
 export { jsonBody } from './json-body.js';
@@ -25,6 +26,7 @@ export const REQUEST_PLUGINS = [
   'restock-connection-limit',
   'restock-problems',
   'restock-response-headers',
+  'restock-compression',
   'restock-lingering-close',
   'restock-request-id',
   'restock-load-shedding',

@@ -1,14 +1,19 @@
 /**
  * The browser console: a page at `/` for requests that prefer HTML, with its script and
  * style under `/console/`. The files live in `public/console/`, beside `src/` and `dist/`
- * alike, so that the compiled server finds them where the sources do.
+ * alike, so that the compiled server finds them where the sources do. The page names them
+ * under `/console/<version>/`, a hash of their bytes taken at start, where browsers may keep
+ * them for good (../plugins/compression/static-assets.ts); the page itself is checked on
+ * every visit, so a new release reaches them at once.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import accepts from '@fastify/accepts';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { type AssetFile, serveVersionedAssets } from '../plugins/compression/index.js';
 import { REQUEST_PLUGINS } from '../plugins/index.js';
 import { routesTakePolicy } from '../route-policy.js';
 
@@ -59,16 +64,49 @@ export const browserConsole = fp(serveConsole, {
 
 async function serveConsole(app: FastifyInstance): Promise<void> {
   await app.register(accepts);
-  await app.register(consoleFiles);
-  const page = readFileSync(`${CONSOLE_ASSETS}index.html`, 'utf8');
+  let version = '';
+  await app.register(async (scope) => {
+    await consoleFiles(scope);
+    version = serveVersionedAssets(scope, { prefix: PREFIX, files: consoleAssets() }).version;
+  });
+  // The page names its script and style at their versioned path; their own imports are
+  // relative (./auth.js), so they stay within the same version.
+  const page = readFileSync(`${CONSOLE_ASSETS}index.html`, 'utf8').replaceAll(
+    /(src|href)="\/console\//g,
+    `$1="${PREFIX}${version}/`,
+  );
   app.decorate<ConsolePage>('consolePage', {
     wanted: (request) => request.accepts().type(['json', 'html']) === 'html',
     send: (reply) =>
-      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).type('text/html; charset=utf-8').send(page),
+      reply
+        .header('content-security-policy', CONTENT_SECURITY_POLICY)
+        .header('cache-control', 'no-cache')
+        .type('text/html; charset=utf-8')
+        .send(page),
   });
 }
 
-/** The console's script and style, in a scope of its own where every route is public. */
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** The console's scripts and style, read once at start: the versioned URLs serve these bytes. */
+function consoleAssets(): AssetFile[] {
+  return readdirSync(CONSOLE_ASSETS)
+    .filter((name) => ASSET_TYPES[extname(name)] !== undefined)
+    .sort()
+    .map((name) => ({
+      name,
+      type: ASSET_TYPES[extname(name)] as string,
+      bytes: readFileSync(`${CONSOLE_ASSETS}${name}`),
+    }));
+}
+
+/**
+ * The console's files at their unversioned paths, read from disk on each request, in a
+ * scope of its own where every route is public.
+ */
 async function consoleFiles(scope: FastifyInstance): Promise<void> {
   routesTakePolicy(scope, { public: true });
   await scope.register(fastifyStatic, {

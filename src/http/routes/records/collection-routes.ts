@@ -50,8 +50,9 @@ export function registerCollectionRoutes(
     },
     { url: `/${collection.singular}/`, operations: { POST: create } },
     { url: `/${collection.singular}/:id/`, operations: itemOps },
-    // The plural forms most REST clients assume: POST /users/ and /users/7/.
-    { url: `/${collection.plural}/`, alias: true, operations: { POST: create } },
+    // POST /users/ creates as POST /user/ does; the document shows it as the bulk create.
+    { url: `/${collection.plural}/`, operations: { POST: withDocs(op.create, docs.bulkCreate, 'create') } },
+    // The plural form most REST clients assume for one record: /users/7/.
     { url: `/${collection.plural}/:id/`, alias: true, operations: itemOps },
   ]);
 }

@@ -1,0 +1,41 @@
+/**
+ * HEAD in the document: the server answers it wherever it answers GET (Fastify adds the
+ * route), with GET's status and headers and no body. A validating proxy refuses what the
+ * document does not list, so each GET gets its HEAD, added before the tunnelled forms widen
+ * the GETs (./tunnelled.ts): HEAD carries no override header, which on any wire method but
+ * those METHOD_OVERRIDE names is refused.
+ */
+import type { Operation, Response } from './merged-operations.js';
+import { overrideReferences } from './override-parameters.js';
+
+interface Document {
+  paths?: Record<string, { get?: Operation; head?: Operation }>;
+}
+
+const OVERRIDES = new Set(overrideReferences.map((reference) => reference.$ref));
+
+/** Adds a HEAD operation beside every GET of `openapi`. */
+export function documentHeads(openapi: object): void {
+  for (const item of Object.values((openapi as Document).paths ?? {})) {
+    if (item.get) item.head = headOf(item.get);
+  }
+}
+
+function headOf(get: Operation): Operation {
+  const { requestBody: _body, ...rest } = get;
+  return {
+    ...rest,
+    ...(get.operationId && { operationId: `${get.operationId}Head` }),
+    ...(get.summary && { summary: `${get.summary}: the headers alone (HEAD)` }),
+    description: `${get.description ? `${get.description} ` : ''}HEAD answers as GET does, without a body.`,
+    parameters: (get.parameters ?? []).filter((parameter) => !parameter.$ref || !OVERRIDES.has(parameter.$ref)),
+    responses: Object.fromEntries(
+      Object.entries(get.responses).map(([status, response]) => [status, bodiless(response)]),
+    ),
+  };
+}
+
+/** A response as HEAD gets it: its status, description and headers, no content. */
+function bodiless({ content: _content, ...response }: Response): Response {
+  return response;
+}
