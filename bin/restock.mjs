@@ -1,8 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=2 --
 // The `restock` command of a clone (`npx restock …`): refuses a Node.js the package does not
 // support, brings dist/ up to date with src/, then runs the compiled command line. The V8
 // flag is the one `npm start` passes: a young generation of 2 MB instead of 16 keeps a busy
-// server's memory down (bench/README.md).
+// server's memory down (bench/README.md). The `--` ends Node.js's own options: without it,
+// Node.js reads `--env-file FILE` among the command's arguments too, and stops at a missing
+// FILE with its own message before restock can give its own.
 import '../scripts/check-node.mjs';
 import '../scripts/build-if-stale.mjs';
 

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { isPrimary, superviseWorkers } from './cluster.js';
-import { runCommand, serveArguments } from './commands/commands.js';
+import { runCommand, serveArguments, servedCollections } from './commands/commands.js';
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { buildApp } from './http/app.js';
 import { RedisUnavailableError } from './http/plugins/rate-limit/index.js';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   }
   const { config, help } = loadConfig(serveArguments(process.argv.slice(2)), process.env);
   if (help) {
-    process.stdout.write(helpText());
+    process.stdout.write(helpText(servedCollections(config.schemas)));
     return;
   }
   const refusal = protectedModeRefusal({

@@ -4,7 +4,7 @@
  * names the tools to use instead.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -63,6 +63,30 @@ describe('restock backup', () => {
       assert.match(refused.stderr, /copy\.db exists; backup writes a new file and overwrites none/);
     } finally {
       assert.equal(await server.stop(), 0);
+      await db.drop();
+    }
+  });
+
+  it('refuses, in one line and writing nothing, a copy into a missing folder or of a missing database', async () => {
+    const db = await (sqlite as NonNullable<typeof sqlite>).create();
+    const dir = mkdtempSync(join(tmpdir(), 'restock-backup-'));
+    try {
+      assert.equal((await runCommand(['migrate'], { DATABASE_URL: db.url })).code, 0);
+      const into = join(dir, 'no-such-folder', 'copy.db');
+      const refused = await runCommand(['backup', into], { DATABASE_URL: db.url });
+      assert.deepEqual(refused, {
+        code: 1,
+        stdout: '',
+        stderr: `restock: the folder ${join(dir, 'no-such-folder')} does not exist; create it first (backup makes no folders)\n`,
+      });
+      assert.equal(existsSync(join(dir, 'no-such-folder')), false, 'no folder made');
+      const missing = join(dir, 'none.db');
+      const nothing = await runCommand(['backup', join(dir, 'copy.db')], { DATABASE_URL: `sqlite:${missing}` });
+      assert.equal(nothing.code, 1);
+      assert.equal(nothing.stderr, `restock: there is no database at ${missing} to back up (DATABASE_URL)\n`);
+      assert.equal(existsSync(missing) || existsSync(join(dir, 'copy.db')), false, 'nothing made');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
       await db.drop();
     }
   });

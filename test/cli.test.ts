@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runCommand } from '../src/commands/commands.js';
+import { progressFormat } from '../src/commands/import/progress.js';
 import { ConfigError } from '../src/config/index.js';
 import { VERSION } from '../src/core/version.js';
 import { openStore } from '../src/store/open-store.js';
@@ -523,6 +524,42 @@ describe('the restock process', () => {
     }
   });
 
+  it('draws the bar of a dry run with the time spent, and the time left only once it is known', async () => {
+    const db = await sqliteKind.create();
+    const file = join(tmpdir(), `restock-dry-progress-${process.pid}.ndjson`);
+    try {
+      writeFileSync(file, ndjson(Array.from({ length: 3000 }, (_, i) => ({ i }))));
+      const command = `${process.execPath} ${SERVER_ENTRY} import ${file} -c users --dry-run`;
+      const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: db.url },
+      });
+      assert.match(stdout, /checking users \[[^\]]*\] *\d+% \| \d+ records \| \d+s/);
+      assert.doesNotMatch(stdout, /ETA (?!\d)|NF|NULL|NaN/, 'no estimate but a time');
+      assert.match(stdout, /checked 3000 users/);
+    } finally {
+      rmSync(file, { force: true });
+      await db.drop();
+    }
+  });
+
+  it("shows no estimate while cli-progress has none, rather than pieces of 'INF' or 'NULL'", () => {
+    const options = {
+      barsize: 4,
+      barCompleteString: '====',
+      barIncompleteString: '----',
+      barGlue: '',
+      autopaddingChar: '',
+    };
+    const params = { progress: 0.5, startTime: Date.now(), stopTime: null, total: 10, value: 5, maxWidth: 120 };
+    const line = (eta: unknown, sized = true) =>
+      progressFormat('checking users', sized)(options, { ...params, eta: eta as number }, { records: 7 });
+    assert.equal(line('INF'), 'checking users [==--] 50% | 7 records | 0s');
+    assert.equal(line('NULL'), 'checking users [==--] 50% | 7 records | 0s');
+    assert.equal(line(65), 'checking users [==--] 50% | 7 records | 0s | ETA 1m5s');
+    assert.equal(line(65, false), 'checking users | 7 records | 0s');
+  });
+
   it('moves a SQLite database to PostgreSQL with export and import, as docs/operations.md shows', {
     skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
   }, async () => {
@@ -569,14 +606,12 @@ describe('the restock process', () => {
 
   it('runs with the same Node.js flags from npm start and from npx restock', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    const fromStart = scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+    // Flags, not the `--` that ends them (bin/restock.mjs says why it has one).
+    const flags = (line: string) => line.split(/\s+/).filter((word) => word.startsWith('--') && word !== '--');
+    const fromStart = flags(scripts.start);
     const shebang = readFileSync(join(ROOT, 'bin/restock.mjs'), 'utf8').split('\n', 1)[0] ?? '';
     assert.ok(fromStart.length > 0, scripts.start);
-    assert.deepEqual(
-      shebang.split(/\s+/).filter((word) => word.startsWith('--')),
-      fromStart,
-      shebang,
-    );
+    assert.deepEqual(flags(shebang), fromStart, shebang);
   });
 
   it('runs as npx restock from the clone', async () => {

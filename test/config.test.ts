@@ -1,6 +1,6 @@
 /** Configuration: flags over environment over defaults, and docs/configuration.md lists every setting. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   CONFIG_DEFAULTS,
@@ -13,6 +13,7 @@ import {
   loadConfig,
   nameSettings,
   nearest,
+  parseApiKeys,
   SETTING_LIST,
   SETTINGS,
 } from '../src/config/index.js';
@@ -139,5 +140,34 @@ describe('configuration', () => {
     assert.equal(editDistance('', 'abc'), 3);
     assert.equal(nearest('hots', ['port', 'host']), 'host');
     assert.equal(nearest('zzzzzzzz', ['port', 'host']), undefined, 'nothing near enough');
+  });
+
+  it('takes every API_KEYS example of the documents exactly as written', () => {
+    const root = new URL('../', import.meta.url);
+    const documents = [
+      'README.md',
+      'SECURITY.md',
+      ...readdirSync(new URL('docs/', root)).map((name) => `docs/${name}`),
+    ];
+    const found: Record<string, number> = {};
+    for (const document of documents.filter((name) => name.endsWith('.md'))) {
+      const text = readFileSync(new URL(document, root), 'utf8');
+      // As a variable (`API_KEYS=…`, quoted or not, in a shell line or a settings file) and
+      // as the table's example (`name:read:key` in backticks).
+      const examples = [
+        ...[...text.matchAll(/\bAPI_KEYS=('[^']*'|"[^"]*"|\S+)/g)].map(([, value = '']) =>
+          value.replace(/^['"]|['"]$/g, ''),
+        ),
+        ...[...text.matchAll(/`([\w.-]+:(?:read|write):[^`\s]+)`/g)].map(([, value = '']) => value),
+      ];
+      for (const example of examples) {
+        assert.doesNotThrow(() => parseApiKeys(example), `${document}: ${example}`);
+        assert.doesNotThrow(() => loadConfig([], { API_KEYS: example }), `${document}: ${example}`);
+      }
+      found[document] = examples.length;
+    }
+    for (const document of ['README.md', 'docs/api.md', 'docs/configuration.md']) {
+      assert.ok((found[document] ?? 0) > 0, `${document} shows an API_KEYS example`);
+    }
   });
 });

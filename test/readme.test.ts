@@ -1,8 +1,10 @@
 /**
- * The documents' curl examples, run as written by the real curl against a fresh server of
+ * The documents' curl examples, run as written by the real curl against a real server of
  * each store (only the address changed to the test's port): a newcomer's first minutes must
- * work, and this keeps the text and the service in step. (A `[` in a URL, say, needs curl's
- * `-g`.) Also: every relative link in the documents leads to a file, and to a heading there.
+ * work, and this keeps the text and the service in step. The README's walk-throughs run in
+ * the README's order on one database, each after the one before it, as a reader follows
+ * them. (A `[` in a URL, say, needs curl's `-g`.) Also: every relative link in the documents
+ * leads to a file, and to a heading there.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,9 +13,9 @@ import { dirname, join, relative } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { defaultConfig, parseApiKeys } from '../src/config/index.js';
+import { loadConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
-import { useApp } from './helpers/app.js';
+import { useApp, useDatabase } from './helpers/app.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 const run = promisify(execFile);
@@ -62,46 +64,58 @@ async function curl(line: string, origin: string): Promise<{ status: number; out
   return { status: Number(stdout), output: stdout };
 }
 
-for (const kind of STORE_KINDS) {
-  describe(`the curl examples of README.md and docs/api.md (${kind.name})`, () => {
-    const ctx = useApp(kind);
-    let origin = '';
-    before(async () => {
-      origin = (await ctx.app.listen({ host: '127.0.0.1', port: 0 })).replace('http://', '');
-    });
+/** The variables a README line such as `SCHEMAS=./schemas/shop API_KEYS=… npm start` sets before its command. */
+function variablesOf(line: string): Record<string, string> {
+  const prefix = /^(.*)\bnpm start$/m.exec(line)?.[1] ?? '';
+  return Object.fromEntries([...prefix.matchAll(/([A-Z_]+)=(\S+)/g)].map(([, name, value]) => [name, value]));
+}
 
-    it('the walk-through succeeds step by step on a fresh database, the override steps included', async () => {
+/**
+ * Serves `database` with the settings `variables` give, as `npm start` would read them from
+ * the environment, on a port of its own; runs `walk` against its address, then stops it.
+ */
+async function serving(database: string, variables: Record<string, string>, walk: (at: string) => Promise<void>) {
+  const env = { ...variables, DATABASE_URL: database, MAX_EVENT_LOOP_DELAY: '0' };
+  const app = await buildApp({ config: loadConfig([], env).config, logStream: false });
+  try {
+    await walk((await app.listen({ host: '127.0.0.1', port: 0 })).replace('http://', ''));
+  } finally {
+    await app.close();
+  }
+}
+
+for (const kind of STORE_KINDS) {
+  // A reader follows the README from the top, on one database: each walk-through starts
+  // where the one before it left that database, never on a fresh one.
+  describe(`the README's walk-throughs, in order on one database (${kind.name})`, () => {
+    const ctx = useDatabase(kind);
+
+    it('the walk-through with curl succeeds step by step, the override steps included', async () => {
       const lines = curlLines('README.md', 'A walk through with curl');
       assert.ok(lines.length >= 8, `found ${lines.length} curl commands`);
       assert.ok(lines.some((line) => line.includes('HTTP-X-HTTP-METHOD')));
-      for (const line of lines) {
-        const { status } = await curl(line, origin);
-        assert.ok(status >= 200 && status < 300, `${line}\n  answered ${status}`);
-      }
-      // The last steps tunnelled a PUT and a DELETE: the product is gone, as the walk-through says.
-      const last = /localhost:3000(\S+)/.exec(lines[lines.length - 1] ?? '')?.[1] ?? '';
-      assert.equal((await ctx.app.inject({ url: last })).statusCode, 404);
+      await serving(ctx.db.url, {}, async (at) => {
+        for (const line of lines) {
+          const { status } = await curl(line, at);
+          assert.ok(status >= 200 && status < 300, `${line}\n  answered ${status}`);
+        }
+        // The last steps tunnelled a PUT and a DELETE: the product is gone, as the walk-through says.
+        const last = /localhost:3000(\S+)/.exec(lines[lines.length - 1] ?? '')?.[1] ?? '';
+        assert.equal((await fetch(`http://${at}${last}`)).status, 404);
+      });
     });
 
-    it('the shop walk-through signs up, signs in, places an order and lists only its own', async () => {
+    it('then the shop, served on that same database, signs up, signs in, orders and lists only its own', async () => {
       const [serve = '', walk = ''] = shBlocks(
         'README.md',
         'A shop with accounts: each shopper sees only their own orders',
       );
-      const keys = /API_KEYS=(\S+)/.exec(serve)?.[1] ?? '';
-      assert.match(serve, /SCHEMAS=\.\/schemas\/shop/);
-      const db = await kind.create();
-      const config = {
-        databaseUrl: db.url,
-        schemas: 'schemas/shop',
-        maxEventLoopDelay: 0,
-        apiKeys: parseApiKeys(keys),
-      };
-      const shop = await buildApp({ config: defaultConfig(config), logStream: false });
-      try {
-        const at = (await shop.listen({ host: '127.0.0.1', port: 0 })).replace('http://', '');
+      const variables = variablesOf(serve);
+      assert.equal(variables.SCHEMAS, './schemas/shop', serve);
+      const admin = { authorization: `Bearer ${(variables.API_KEYS ?? '').split(':')[2]}` };
+      await serving(ctx.db.url, variables, async (at) => {
         // The block runs as one script, as a reader pastes it: its variables carry from line to line.
-        const script = `set -e\n${walk.replaceAll('localhost:3000', at).replaceAll('curl ', "curl -sf -w '\\n' ")}`;
+        const script = `set -e\n${walk.replaceAll('localhost:3000', at).replaceAll('curl ', "curl -sSf -w '\\n' ")}`;
         const { stdout } = await run('sh', ['-c', script]);
         type Listed = { expand: { 'items.productId': { name: string }[] } };
         const mine = JSON.parse(stdout.trim().split('\n').pop() ?? '[]') as Listed[];
@@ -111,13 +125,33 @@ for (const kind of STORE_KINDS) {
           order.expand['items.productId'].map((p) => p.name),
           ['Teapot', 'Cup'],
         );
-        assert.equal((await shop.inject({ url: '/orders/' })).body, '[]', 'no one else sees it');
-        const admin = { authorization: `Bearer ${keys.split(':')[2]}` };
-        assert.equal((await shop.inject({ method: 'DELETE', url: '/product/1/', headers: admin })).statusCode, 409);
-      } finally {
-        await shop.close();
-        await db.drop();
-      }
+        assert.equal(await (await fetch(`http://${at}/orders/`)).text(), '[]', 'no one else sees it');
+        const [teapot] = (await (await fetch(`http://${at}/products/?sku=TEA-1`)).json()) as [{ id: number }];
+        const removal = await fetch(`http://${at}/product/${teapot.id}/`, { method: 'DELETE', headers: admin });
+        assert.equal(removal.status, 409, 'an ordered product stays');
+      });
+    });
+
+    it("then JavaScript's fetch example, against that shop with its staff key", async () => {
+      const [serve = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
+      const text = read('README.md');
+      const section = text.slice(text.indexOf('# From JavaScript: fetch, or the typed client\n'));
+      const example = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+      assert.match(example, /HTTP-X-HTTP-METHOD/);
+      await serving(ctx.db.url, variablesOf(serve), async (at) => {
+        const script = example.replaceAll('127.0.0.1:3000', at);
+        await run(process.execPath, ['--input-type=module', '-e', script]);
+        const [kettle] = (await (await fetch(`http://${at}/products/?sku=KET-1`)).json()) as [{ price: number }];
+        assert.equal(kettle.price, 32, 'created, then changed through the tunnelled PUT');
+      });
+    });
+  });
+
+  describe(`the curl examples of docs/api.md (${kind.name})`, () => {
+    const ctx = useApp(kind);
+    let origin = '';
+    before(async () => {
+      origin = (await ctx.app.listen({ host: '127.0.0.1', port: 0 })).replace('http://', '');
     });
 
     it('the list examples answer 200 as written', async () => {

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { COMMANDS, commandHelp, fullHelp } from '../src/commands/commands.js';
+import { COMMANDS, commandHelp, fullHelp, servedCollections } from '../src/commands/commands.js';
 import { alignColumns, HELP_WIDTH, helpText, SETTING_LIST, withSettingsTable } from '../src/config/index.js';
+import { cli } from './helpers/cli.js';
 
 /** The lines of a help text's table of settings: from its header to the first blank line. */
 function settingsRows(help: string): string[] {
@@ -93,5 +94,26 @@ describe('the settings in docs/configuration.md and in --help', () => {
       'max-record-bytes',
       'max-indexed-value-bytes',
     ]);
+  });
+
+  it('lists under backup --help only DATABASE_URL, the one setting a copy of the SQLite file reads', () => {
+    const backup = COMMANDS.find((c) => c.name === 'backup');
+    assert.ok(backup);
+    assert.deepEqual(flagsIn(commandHelp(backup)), ['database-url']);
+  });
+
+  it('names in --help the collections the settings declare, or speaks of them in general', async () => {
+    const firstLine = (help: string) => help.split('\n', 1)[0];
+    assert.equal(firstLine(fullHelp(servedCollections(''))), 'restock: a REST service for users and products');
+    assert.equal(servedCollections('schemas/shop'), 'orders, products and users');
+    assert.equal(servedCollections('test/fixtures/declared'), 'boxes');
+    const shop = await cli('sqlite::memory:', ['--help'], '', { SCHEMAS: 'schemas/shop' });
+    assert.equal(firstLine(shop.stdout), 'restock: a REST service for orders, products and users');
+    // A folder that is wrong is serving's to report; help still prints.
+    const wrong = await cli('sqlite::memory:', ['--help'], '', { SCHEMAS: 'no/such/folder' });
+    assert.equal(
+      firstLine(wrong.stdout),
+      'restock: a REST service for the collections SCHEMAS declares (users and products without it)',
+    );
   });
 });

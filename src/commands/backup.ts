@@ -2,8 +2,12 @@
  * `restock backup FILE`: an online, consistent copy of the SQLite database, taken while the
  * server runs (src/store/sqlite/backup.ts says how). PostgreSQL has its own tools for this,
  * which the command names instead.
+ *
+ * FILE must be new, in a folder that exists: like `cp` or `pg_dump -f`, backup makes no
+ * folders, so a mistyped path is an error rather than a copy made where no one looks.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ConfigError } from '../config/index.js';
 import { redact, sqlitePathOf } from '../store/open-store.js';
 import { backupSqlite } from '../store/sqlite/backup.js';
@@ -22,10 +26,31 @@ export async function runBackup({ config, positionals, io }: CommandContext): Pr
     return 1;
   }
   if (source === ':memory:') throw new ConfigError('backup needs a database file, not sqlite::memory:');
+  if (!existsSync(source)) throw new ConfigError(`there is no database at ${source} to back up (DATABASE_URL)`);
   if (existsSync(file)) throw new ConfigError(`${file} exists; backup writes a new file and overwrites none`);
+  refuseMissingFolder(file);
   const started = Date.now();
-  const { bytes } = backupSqlite(source, file);
+  let bytes: number;
+  try {
+    ({ bytes } = backupSqlite(source, file));
+  } catch (error) {
+    // The file did not exist before: whatever part of a copy was written is removed.
+    rmSync(file, { force: true });
+    io.stderr.write(`restock: could not write ${file}: ${(error as Error).message}; nothing was written\n`);
+    return 1;
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   io.stdout.write(`backed up ${redact(config.databaseUrl)} to ${file} (${bytes} bytes) in ${seconds} s\n`);
   return 0;
+}
+
+function refuseMissingFolder(file: string): void {
+  const folder = dirname(file);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    throw new ConfigError(`the folder ${folder} does not exist; create it first (backup makes no folders)`);
+  }
+  if (!isFolder) throw new ConfigError(`cannot write ${file}: ${folder} is not a folder`);
 }

@@ -2,7 +2,16 @@
  * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
  * `check`, `backup`, `import`, `export`, `rotate-keys`, `--help` and `--version`.
  */
-import { alignColumns, type CommandArguments, ConfigError, loadConfig, settingsHelp } from '../config/index.js';
+import {
+  alignColumns,
+  type CommandArguments,
+  ConfigError,
+  ENV_FILE_HELP,
+  loadConfig,
+  SERVED_BY_DEFAULT,
+  settingsHelp,
+} from '../config/index.js';
+import { loadCatalog } from '../core/load-catalog.js';
 import { VERSION } from '../core/version.js';
 import { runBackup } from './backup.js';
 import { runCheck } from './check.js';
@@ -11,6 +20,7 @@ import { exportOptions, runExport } from './export.js';
 import { importOptions, runImport } from './import/index.js';
 import { runMigrate } from './migrate.js';
 import { runRotateKeys } from './rotate-keys.js';
+import { runTypes, typesOptions } from './types.js';
 
 export const COMMANDS: readonly Command[] = [
   {
@@ -32,7 +42,9 @@ export const COMMANDS: readonly Command[] = [
     usage: 'FILE [options]',
     summary: 'copy the SQLite database to a new FILE while the server runs (for PostgreSQL: pg_dump)',
     positionals: true,
-    reads: ['database'],
+    // A copy of the SQLite file: it opens no store, so none of the connection's other settings apply.
+    reads: [],
+    alsoReads: ['databaseUrl'],
     run: runBackup,
   },
   {
@@ -63,6 +75,15 @@ export const COMMANDS: readonly Command[] = [
     alsoReads: ['accessTokenMinutes'],
     run: runRotateKeys,
   },
+  {
+    name: 'types',
+    usage: '[--out FILE]',
+    summary: "write TypeScript types of the collections' records (SCHEMAS), for @restock/client",
+    options: typesOptions,
+    reads: [],
+    alsoReads: ['schemas'],
+    run: runTypes,
+  },
 ];
 
 const PROCESS_IO: CommandIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
@@ -82,7 +103,7 @@ export async function runCommand(
     return 0;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    io.stdout.write(fullHelp());
+    io.stdout.write(fullHelp(servedCollections(env.SCHEMAS ?? '')));
     return 0;
   }
   if (first === undefined || first === 'serve' || first.startsWith('-')) return undefined;
@@ -111,10 +132,24 @@ function argumentsOf(command: Command): CommandArguments {
   return { options, positionals: command.positionals ?? false };
 }
 
-/** What `restock --help` prints: the commands, then the settings of serving. */
-export function fullHelp(): string {
+/**
+ * The collections the `schemas` setting declares, as --help's first line names them ("users
+ * and products"). Help is printed even when the folder is wrong, which serving then reports:
+ * it then says what restock serves in general.
+ */
+export function servedCollections(schemas: string): string {
+  try {
+    const names = loadCatalog({ schemas, indexes: [] }).names;
+    return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? SERVED_BY_DEFAULT);
+  } catch {
+    return SERVED_BY_DEFAULT;
+  }
+}
+
+/** What `restock --help` prints: the commands, then the settings of serving. `served` names the collections. */
+export function fullHelp(served = SERVED_BY_DEFAULT): string {
   return [
-    'restock: a REST service for users and products',
+    `restock: a REST service for ${served}`,
     '',
     'Usage:',
     ...alignColumns([
@@ -124,7 +159,10 @@ export function fullHelp(): string {
       ['restock --help', 'print this text; COMMAND --help for its options'],
     ]),
     '',
-    'Settings, each a flag or an environment variable (the flag wins); a command lists those it reads:',
+    'Every command takes:',
+    ...alignColumns([ENV_FILE_HELP]),
+    '',
+    'Settings, each a flag or an environment variable (the flag wins, then the variable, then --env-file); a command lists those it reads:',
     ...settingsHelp(),
     '',
   ].join('\n');
@@ -142,12 +180,16 @@ export function commandHelp(command: Command): string {
     `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`,
     '',
     'Options:',
-    ...alignColumns([...Object.entries(command.options ?? {}).map(option), ['-h, --help', 'print this text']]),
+    ...alignColumns([
+      ...Object.entries(command.options ?? {}).map(option),
+      ENV_FILE_HELP,
+      ['-h, --help', 'print this text'],
+    ]),
     '',
-    'Settings it reads, each a flag or an environment variable (the flag wins):',
+    'Settings it reads, each a flag or an environment variable (the flag wins, then the variable, then --env-file):',
     ...settingsHelp(command.reads, command.alsoReads),
     '',
-    "It takes the server's settings too, unused; restock serve --help lists them.",
+    'It takes every other setting too, unused; restock serve --help lists them all.',
     '',
   ].join('\n');
 }

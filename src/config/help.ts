@@ -58,17 +58,29 @@ export function settingsHelp(groups?: readonly SettingGroup[], also: readonly st
   ]);
 }
 
-/** The text `restock serve --help` prints: every setting, with its variable and default. */
-export function helpText(): string {
+/** What every command takes besides the settings: where more of them come from. */
+export const ENV_FILE_HELP: readonly [string, string] = [
+  '    --env-file FILE',
+  'read settings from FILE, NAME=value lines as in a .env file; the environment and flags win over it (repeatable: a later file wins)',
+];
+
+/** Says what restock serves when --help cannot name it: the collections of SCHEMAS, or the two without it. */
+export const SERVED_BY_DEFAULT = 'the collections SCHEMAS declares (users and products without it)';
+
+/**
+ * The text `restock serve --help` prints: every setting, with its variable and default.
+ * `served` names the collections the settings declare.
+ */
+export function helpText(served = SERVED_BY_DEFAULT): string {
   return [
-    'restock: a REST service for users and products',
+    `restock: a REST service for ${served}`,
     '',
     'Usage: restock [serve] [options]',
     '',
     'Options:',
-    ...alignColumns([['-h, --help', 'print this text']]),
+    ...alignColumns([ENV_FILE_HELP, ['-h, --help', 'print this text']]),
     '',
-    'Settings, each a flag or an environment variable (the flag wins):',
+    'Settings, each a flag or an environment variable (the flag wins, then the variable, then --env-file):',
     ...settingsHelp(),
     '',
   ].join('\n');

@@ -6,7 +6,15 @@
 
 export { ConfigError } from '../core/config-error.js';
 export { type ApiKey, duplicateKeys, hashKey, KEY_TEXT, parseApiKeys, type Scope } from './api-keys.js';
-export { alignColumns, HELP_WIDTH, helpText, plainText, settingsHelp } from './help.js';
+export {
+  alignColumns,
+  ENV_FILE_HELP,
+  HELP_WIDTH,
+  helpText,
+  plainText,
+  SERVED_BY_DEFAULT,
+  settingsHelp,
+} from './help.js';
 export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArguments, loadConfig } from './load.js';
 export { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 export { envNameOf, flagNameOf, type NamedSetting, nameSettings } from './names.js';

@@ -5,6 +5,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError } from '../core/config-error.js';
 import { apiKeysFromFile, duplicateKeys } from './api-keys.js';
+import { withEnvFiles } from './env-file.js';
 import { nearest } from './nearest.js';
 import { type Config, SETTING_LIST } from './settings.js';
 
@@ -26,12 +27,15 @@ export interface LoadedArguments {
 
 const SETTING_OPTIONS: Options = {
   help: { type: 'boolean', short: 'h' },
+  // Not a setting but where settings come from: every command takes it (./env-file.ts).
+  'env-file': { type: 'string', multiple: true },
   ...Object.fromEntries(SETTING_LIST.map((s) => [s.flag, { type: s.switch ? 'boolean' : 'string' } as const])),
 };
 
 /**
- * Reads flags (`--port 8080`) over environment variables over defaults. A command's own
- * options and positionals come back beside the configuration, parsed but not resolved.
+ * Reads flags (`--port 8080`) over environment variables over the files `--env-file` names
+ * over defaults. A command's own options and positionals come back beside the
+ * configuration, parsed but not resolved.
  */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, command: CommandArguments = {}): LoadedArguments {
   const own = command.options ?? {};
@@ -50,7 +54,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, command: Comm
       .map(([name, v]) => [name, String(v)]),
   );
   const ownValues = Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(own, name)));
-  return { config: resolve(flags, env), help: values.help === true, options: ownValues, positionals };
+  const variables = withEnvFiles((values['env-file'] as string[] | undefined) ?? [], env);
+  return { config: resolve(flags, variables), help: values.help === true, options: ownValues, positionals };
 }
 
 /** The configuration with every default applied, and `overrides` over it: what tests start from. */

@@ -129,7 +129,7 @@ export const SETTINGS = {
     default: '',
     parse: apiKeysSetting,
     group: 'server',
-    help: 'API keys, `name:scope:key` separated by commas; scope `read` or `write` (see [Access control](api.md#access-control))',
+    help: 'API keys, `name:scope:key` separated by commas (`shop:read:change-me-shop-key`); scope `read` or `write`; a key is 16 or more letters, digits or `-._~+/` (see [Access control](api.md#access-control))',
   },
   apiKeysFile: {
     // Its keys join API_KEYS's in `apiKeys` (load.ts); the path stays here for messages.

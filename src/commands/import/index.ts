@@ -13,7 +13,6 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { Presets, SingleBar } from 'cli-progress';
 import { ConfigError } from '../../config/index.js';
 import type { CommandContext } from '../command.js';
 import { collectionOption, openCollection } from '../command.js';
@@ -21,6 +20,7 @@ import { InputError, type RecordText, readRecords } from '../record-reader.js';
 import { ImportWriter } from './batches.js';
 import { DryRun } from './dry-run.js';
 import { hashPasswords } from './passwords.js';
+import { progressBar } from './progress.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
 import { Upserter } from './upsert.js';
 
@@ -170,26 +170,4 @@ function openFile(file: string): Readable {
     throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
   }
   return createReadStream(file);
-}
-
-/** A progress bar on a terminal (by bytes read when the size is known); nothing elsewhere. */
-function progressBar(io: CommandContext['io'], input: Readable, total: number | undefined, what: string) {
-  if (io.stderr.isTTY !== true) return { update: (_records: number) => {}, stop: () => {} };
-  const format =
-    total === undefined
-      ? `${what} | {records} records`
-      : `${what} [{bar}] {percentage}% | {records} records | ETA {eta_formatted}`;
-  const bar = new SingleBar({ stream: io.stderr, hideCursor: true, format }, Presets.shades_classic);
-  let bytes = 0;
-  input.on('data', (chunk: Buffer | string) => {
-    bytes += Buffer.byteLength(chunk);
-  });
-  bar.start(total ?? 1, 0, { records: 0 });
-  return {
-    update: (records: number) => bar.update(Math.min(bytes, total ?? 1), { records }),
-    stop: () => {
-      bar.update(total ?? 1);
-      bar.stop();
-    },
-  };
 }
