@@ -1,19 +1,113 @@
 // Prints the test files for `npm test`, slowest first by the last run's test-report.jsonl
 // (alphabetical without one): with files run side by side, starting the long ones first
 // keeps one long file from running alone at the end while the other core idles.
+//
+// With RESTOCK_TEST_SHARD=K/N (CI, which runs the suite once per Node.js line), the files
+// whose subject does not change with the runtime run on one line of the N only, shard K
+// (and shard K+N, …, when N is under the shards' count): the storage drivers, crashes,
+// processes, the change feed and the package run on every line. Without it, every file runs.
+// RESTOCK_TEST_TIMES_FROM names a folder of earlier lines' reports to order by.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-const files = readdirSync('test')
+/** Files that run on one line of a CI run, by shard; any file not named here runs on every line. */
+const SHARDS = [
+  [
+    'account-tokens',
+    'backup',
+    'client.browser',
+    'connection-limit',
+    'console',
+    'console.browser',
+    'hostile-input',
+    'list-rules',
+    'log-destination',
+    'openapi-lint',
+    'plugins',
+    'record-reader',
+    'record-rules',
+    'slow-clients',
+  ],
+  [
+    'bulk-create',
+    'change-feed-hostile',
+    'client-package',
+    'conditional',
+    'console-accounts.browser',
+    'declared-collections',
+    'indexed-values',
+    'metrics',
+    'openapi-proxies',
+    'page-memory',
+    'query-plan',
+    'service',
+  ],
+  [
+    'access',
+    'client-types',
+    'collections',
+    'compression',
+    'config',
+    'deep-cascades',
+    'env-file',
+    'floors',
+    'limits',
+    'openapi',
+    'openapi-servers',
+    'readme',
+    'relations',
+    'rule-eval',
+    'rule-syntax',
+    'settings-docs',
+    'slow-queries',
+  ],
+  [
+    'accounts',
+    'cli',
+    'cli-accounts',
+    'client',
+    'client-accounts',
+    'client-calls',
+    'generated-client',
+    'hostile-records',
+    'method-override',
+    'oversized-bodies',
+    'paths',
+    'schemas',
+  ],
+];
+
+const [shard, shardCount] = (process.env.RESTOCK_TEST_SHARD ?? '0/1').split('/').map(Number);
+const shardOf = new Map(SHARDS.flatMap((names, index) => names.map((name) => [`test/${name}.test.ts`, index])));
+const runsHere = (file) => !shardOf.has(file) || shardOf.get(file) % shardCount === shard;
+
+const all = readdirSync('test')
   .filter((name) => name.endsWith('.test.ts'))
-  .map((name) => `test/${name}`)
-  .sort();
+  .map((name) => `test/${name}`);
+// A shard naming a file that is gone would hide a rename: the renamed file would run on every line unnoticed.
+const gone = [...shardOf.keys()].filter((file) => !all.includes(file));
+if (gone.length > 0) throw new Error(`scripts/test-files.mjs shards name files that do not exist: ${gone.join(', ')}`);
+const files = all.filter(runsHere).sort();
+
+// A file's seconds in a report, and the most any report gave it.
 const seconds = new Map();
-if (existsSync('test-report.jsonl')) {
-  for (const line of readFileSync('test-report.jsonl', 'utf8').split('\n')) {
+const timesFrom = process.env.RESTOCK_TEST_TIMES_FROM;
+const reports = ['test-report.jsonl'];
+if (timesFrom && existsSync(timesFrom)) {
+  reports.push(
+    ...readdirSync(timesFrom)
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => join(timesFrom, name)),
+  );
+}
+for (const report of reports.filter((path) => existsSync(path))) {
+  const inReport = new Map();
+  for (const line of readFileSync(report, 'utf8').split('\n')) {
     if (!line) continue;
     const entry = JSON.parse(line);
-    if (entry.nesting === 0) seconds.set(entry.file, (seconds.get(entry.file) ?? 0) + entry.ms);
+    if (entry.nesting === 0) inReport.set(entry.file, (inReport.get(entry.file) ?? 0) + entry.ms);
   }
+  for (const [file, ms] of inReport) seconds.set(file, Math.max(seconds.get(file) ?? 0, ms));
 }
 files.sort((a, b) => (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0));
 console.log(files.join(' '));
