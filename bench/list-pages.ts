@@ -21,6 +21,7 @@ import { defaultConfig } from '../src/config/index.js';
 import { encodeCursor } from '../src/records/cursor.js';
 import { openStore } from '../src/store/open-store.js';
 import { CATALOG } from './schema.js';
+import { analyzePostgres } from './seeded-postgres.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -163,12 +164,7 @@ async function seed(url: string, size: number) {
   } finally {
     await store.close();
   }
-  if (url.startsWith('postgres')) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query('VACUUM ANALYZE');
-    await client.end();
-  }
+  if (url.startsWith('postgres')) await analyzePostgres(url);
 }
 
 function storeOptions() {

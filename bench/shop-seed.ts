@@ -13,6 +13,7 @@ import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { hashPassword } from '../src/records/accounts/password-hash.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
+import { analyzePostgres } from './seeded-postgres.js';
 import { cpuSecondsOf } from './servers.js';
 
 export const SHOP_SCHEMAS = 'schemas/shop';
@@ -143,11 +144,6 @@ export async function seedShop(url: string, ownOrders: number): Promise<SeededSh
   } finally {
     await store.close();
     // PostgreSQL's planner needs statistics of the fresh rows to pick the userId index.
-    if (url.startsWith('postgres')) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query('VACUUM ANALYZE');
-      await client.end();
-    }
+    if (url.startsWith('postgres')) await analyzePostgres(url);
   }
 }
