@@ -17,6 +17,7 @@ import { DEFAULT_COLLECTIONS } from '../src/core/default-collections.js';
 import { buildApp } from '../src/http/app.js';
 import { body, create, JSON_HEADERS, type TestContext, useApp } from './helpers/app.js';
 import { injectAs, withKeys } from './helpers/keys.js';
+import { withResponsesFollowed } from './helpers/openapi-responses.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, sqliteKind, type TestDatabase, type TestStoreKind } from './helpers/stores.js';
 
@@ -88,6 +89,8 @@ for (const kind of STORE_KINDS) {
   describe(`the OpenAPI document (${kind.name})`, () => {
     let db: TestDatabase;
     let app: FastifyInstance;
+    /** The document as served, and as read: each shared response written out where its `$ref` is. */
+    let served: OpenApiDocument;
     let doc: OpenApiDocument;
     const checked: { contract?: ContractRecorder } = {};
     const routes: RouteOptions[] = [];
@@ -104,7 +107,8 @@ for (const kind of STORE_KINDS) {
       const response = await app.inject({ url: '/openapi.json', headers: HOST });
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
-      doc = body<OpenApiDocument>(response);
+      served = body<OpenApiDocument>(response);
+      doc = withResponsesFollowed(served);
     });
     after(async () => {
       await app?.close();
@@ -114,7 +118,7 @@ for (const kind of STORE_KINDS) {
     it('is a valid OpenAPI 3.1 document: an operationId on every operation, a license, limit optional', async () => {
       assert.equal(doc.openapi, '3.1.0');
       const validator = new Validator();
-      const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+      const result = await validator.validate(structuredClone(served) as unknown as Record<string, unknown>);
       assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
       const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
         METHODS.flatMap((m) => (item[m] ? [[`${m} ${path}`, item[m]] as const] : [])),
@@ -419,7 +423,7 @@ for (const kind of STORE_KINDS) {
       const response = await app.inject({ url: '/openapi.yaml', headers: HOST });
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/yaml; charset=utf-8');
-      assert.deepEqual(parseYaml(response.body), doc);
+      assert.deepEqual(parseYaml(response.body), served);
     });
 
     it('has a reference page at /docs/ whose assets all come from this server', async () => {
@@ -452,7 +456,7 @@ for (const kind of STORE_KINDS) {
     const ctx = useDocument(kind, withKeys({ rateLimitMax: 5 }));
 
     it('is still a valid document, with 401 and 429 on guarded operations, and 403 where a write can come', async () => {
-      const result = await new Validator().validate(structuredClone(ctx.doc) as unknown as Record<string, unknown>);
+      const result = await new Validator().validate(structuredClone(ctx.served) as unknown as Record<string, unknown>);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
       assertGuards(ctx.doc, { keys: true, rateLimit: true });
     });
@@ -485,7 +489,7 @@ for (const kind of STORE_KINDS) {
     const ctx = useApp(kind, { rateLimitMax: 0 });
 
     it('documents no 429, nor 401 or 403 without keys', async () => {
-      assertGuards(body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json' })), {
+      assertGuards(withResponsesFollowed(body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json' }))), {
         keys: false,
         rateLimit: false,
       });
@@ -540,11 +544,17 @@ describe('the tunnelled forms follow METHOD_OVERRIDE', () => {
   itKeptTheDocument(off);
 });
 
-/** An app on a fresh database of `kind`, checked against its OpenAPI document, which is read once. */
-function useDocument(kind: TestStoreKind, overrides: Partial<Config>): TestContext & { doc: OpenApiDocument } {
-  const ctx = useApp(kind, overrides, { contract: true }) as TestContext & { doc: OpenApiDocument };
+type DocumentContext = TestContext & { served: OpenApiDocument; doc: OpenApiDocument };
+
+/**
+ * An app on a fresh database of `kind`, checked against its OpenAPI document, which is read
+ * once: `served` as it is served, `doc` with each shared response written out where its `$ref` is.
+ */
+function useDocument(kind: TestStoreKind, overrides: Partial<Config>): DocumentContext {
+  const ctx = useApp(kind, overrides, { contract: true }) as DocumentContext;
   before(async () => {
-    ctx.doc = body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json', headers: HOST }));
+    ctx.served = body<OpenApiDocument>(await ctx.app.inject({ url: '/openapi.json', headers: HOST }));
+    ctx.doc = withResponsesFollowed(ctx.served);
   });
   return ctx;
 }
@@ -601,8 +611,8 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
   const ctx = useDocument(sqliteKind, { schemas: 'schemas/shop' });
 
   it("documents each collection's records, bodies and changes with its schema", async () => {
-    const { doc } = ctx;
-    const result = await new Validator().validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    const { doc, served } = ctx;
+    const result = await new Validator().validate(structuredClone(served) as unknown as Record<string, unknown>);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     const { User, UserFields, UserPatch, Product } = doc.components.schemas as Record<string, JsonSchemaLike>;
     assert.deepEqual(Object.keys(User?.properties ?? {}), ['id', 'name', 'email', 'role', 'createdAt', 'updatedAt']);

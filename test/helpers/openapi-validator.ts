@@ -18,6 +18,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { useExactMultipleOf } from '../../src/core/exact-multiple-of.js';
 import { isTunnelled, OVERRIDE_HEADER_NAMES, wireMethod } from '../../src/http/plugins/method-override/index.js';
+import { followedResponse } from './openapi-responses.js';
 
 export interface ContractRecorder {
   /** Each mismatch between an exchange and the document, one line each. */
@@ -120,15 +121,20 @@ interface Parameter {
 interface Media {
   [type: string]: { schema?: object };
 }
+interface Response {
+  content?: Media;
+  headers?: Record<string, { schema?: object }>;
+}
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Media };
-  responses: Record<string, { content?: Media; headers?: Record<string, { schema?: object }> }>;
+  /** Each written out, or a `$ref` to one the document shares. */
+  responses: Record<string, Response | { $ref: string }>;
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { parameters?: Record<string, Parameter> };
+  components: { parameters?: Record<string, Parameter>; responses?: Record<string, Response> };
 }
 interface Index {
   collections: Record<string, { list: string; create: string; item: string }>;
@@ -178,7 +184,13 @@ function checker(document: Document, index: Index) {
       const violation = `${what}: accepted a request the document refuses: ${refused.join('; ')}`;
       return status < 400 ? { matched, violation } : { matched };
     }
-    const broken = responseErrors(exchange, operation, schemas, wire === 'HEAD');
+    const documented = operation.responses[String(status)] ?? operation.responses.default;
+    const broken = responseErrors(
+      exchange,
+      documented && followedResponse(document, documented),
+      schemas,
+      wire === 'HEAD',
+    );
     return broken.length > 0 ? { matched, violation: `${what} (${matched}): ${broken.join('; ')}` } : { matched };
   };
 }
@@ -309,9 +321,13 @@ function queryValues(url: string, parameters: readonly Parameter[]): Map<string,
   return values;
 }
 
-/** What in the answer the document does not describe for its status. */
-function responseErrors(exchange: Exchange, operation: Operation, schemas: Schemas, head: boolean): string[] {
-  const documented = operation.responses[String(exchange.status)] ?? operation.responses.default;
+/** What in the answer the document does not describe for its status (`documented`, the response it lists for it). */
+function responseErrors(
+  exchange: Exchange,
+  documented: Response | undefined,
+  schemas: Schemas,
+  head: boolean,
+): string[] {
   if (!documented) return [`status ${exchange.status} is not documented`];
   const errors: string[] = [];
   for (const [name, header] of Object.entries(documented.headers ?? {})) {

@@ -6,9 +6,9 @@
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
+import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem.js';
-import { withArticle } from './articles.js';
 import { componentNames } from './record-components.js';
 import {
   componentRef,

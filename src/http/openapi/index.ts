@@ -22,6 +22,7 @@ import { PROBLEM_COMPONENT_ID, ProblemComponent } from './problem-component.js';
 import { componentNames, recordComponents } from './record-components.js';
 import { documentQueryTokens, securitySchemes } from './security.js';
 import { documentServers } from './servers.js';
+import { shareProblemResponses } from './shared-responses.js';
 import { documentTunnels } from './tunnelled.js';
 
 export interface OpenApiOptions {
@@ -110,6 +111,8 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       documentQueryTokens(openapi, collections, tokens && ruled);
       documentHeads(openapi);
       documentTunnels(openapi, collections, options.methodOverride);
+      // Last: the steps above read problem kinds back from each operation's own responses.
+      shareProblemResponses(openapi);
       return { ...openapi, servers: documentServers(options.publicUrl) };
     },
   });

@@ -19,7 +19,7 @@ import { type Carried, listed, type Method, merged, type Operation } from './mer
 
 export type { Operation } from './merged-operations.js';
 
-import { withArticle } from './articles.js';
+import { withArticle } from '../../core/articles.js';
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
 import { componentNames } from './record-components.js';
 

@@ -6,6 +6,7 @@
  * say. An operation without a rule is for keys only; the HTTP layer refuses it before
  * any of this runs.
  */
+import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
 import type { RuleAuth, RuleOperation } from '../../core/rules/rule-tree.js';
 import type { ListQuery, StoredRecord } from '../../store/store.js';
@@ -97,7 +98,8 @@ export class RecordAccess {
   }
 
   #forbidden(operation: RuleOperation): Refusal {
-    const what = operation === 'create' ? `create a ${this.collection.singular}` : `${operation} this record`;
+    const what =
+      operation === 'create' ? `create ${withArticle(this.collection.singular)}` : `${operation} this record`;
     return new Refusal('forbidden', `The rules of this collection do not let this caller ${what}.`);
   }
 }
