@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAccountScenarios } from './accounts.js';
 import { accountReportLines } from './accounts-report.js';
+import { batchReportLines, runBatchScenarios } from './batches.js';
 import { median } from './median.js';
 import { ensurePeers, seedJsonServerData, seedPeerDatabase } from './peers/peers.js';
 import {
   ACCOUNT_SCENARIOS,
+  BATCH_SCENARIOS,
   FILTERED_PAGE_CPU_TARGET,
   PEAK_RSS_TARGET_MB,
   requestFor,
@@ -45,9 +47,12 @@ const HELP = `npm run bench -- [options]
   --big-records N       records of each kind for the peak-memory run; 0 skips it (default 1000000)
   --scenarios a,b       only these (${SCENARIOS.map((s) => s.name).join(', ')}),
                         and the accounts and rules scenarios, restock alone over schemas/shop
-                        (${ACCOUNT_SCENARIOS.map((s) => s.name).join(', ')})
-  --stores a,b          stores of the accounts scenarios' pages (default sqlite,postgres;
-                        PostgreSQL on TEST_POSTGRES_URL, skipped when it does not answer)
+                        (${ACCOUNT_SCENARIOS.map((s) => s.name).join(', ')}),
+                        and the batch scenarios, restock alone over schemas/shop
+                        (${BATCH_SCENARIOS.map((s) => s.name).join(', ')})
+  --stores a,b          stores of the accounts scenarios' pages and of the batch scenarios
+                        (default sqlite,postgres; PostgreSQL on TEST_POSTGRES_URL, skipped
+                        when it does not answer)
   --owner-orders N      the shopper's orders in the accounts scenarios, as many more another's
                         (default 101000, --quick 10100): the deep page is page 1,000, or with
                         fewer orders the deepest that has another page after it
@@ -104,10 +109,12 @@ const options = {
   connections: num(flags.connections, 50),
   records: num(flags.records, 10_000),
   bigRecords: num(flags['big-records'], quick ? 0 : 1_000_000),
-  // The accounts scenarios measure restock against itself: with --against, only when named.
+  // The accounts and batch scenarios measure restock against itself: with --against, only when named.
   scenarios:
     flags.scenarios?.split(',') ??
-    [...SCENARIOS, ...(flags.against ? [] : ACCOUNT_SCENARIOS)].map((s: { name: string }) => s.name),
+    [...SCENARIOS, ...(flags.against ? [] : [...ACCOUNT_SCENARIOS, ...BATCH_SCENARIOS])].map(
+      (s: { name: string }) => s.name,
+    ),
   stores: flags.stores?.split(',') ?? ['sqlite', 'postgres'],
   ownOrders: num(flags['owner-orders'], quick ? 10_100 : 101_000),
   signIns: num(flags['sign-ins'], quick ? 10 : 40),
@@ -303,6 +310,9 @@ async function main(): Promise<void> {
     const restock = options.targets.includes('restock');
     const big = options.bigRecords > 0 && scenarios.length > 0 && restock ? await bigRun(work) : undefined;
     const accounts = restock ? await runAccountScenarios({ ...options, pins, work, log }) : undefined;
+    const batches = restock
+      ? await runBatchScenarios({ ...options, pins, work, log, nodeFlags: profileFlags('restock') })
+      : undefined;
     const report = {
       started: started.toISOString(),
       machine: {
@@ -318,9 +328,11 @@ async function main(): Promise<void> {
       big,
       runs,
       accounts,
+      batches,
     };
     if (scenarios.length > 0) printReport(summary, big);
     if (accounts) process.stdout.write(`${accountReportLines(accounts).join('\n')}\n\n`);
+    if (batches) process.stdout.write(`${batchReportLines(batches).join('\n')}\n\n`);
     const file = join(RESULTS, `bench-${started.toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     log(`bench: results written to ${file}`);

@@ -158,3 +158,24 @@ export const ACCOUNT_SCENARIOS: readonly AccountScenario[] = [
 
 /** The cost of a password hash as PASSWORD_HASH_COST gives it: the default, then a cheaper one to compare. */
 export const SIGN_IN_COSTS = ['15,8,3', '14,8,1'] as const;
+
+/**
+ * The batch scenarios (bench/batches.ts), over the example shop on each store: restock
+ * against itself, as the accounts scenarios are. `batch-creates` compares records per
+ * second of a batch of creates with the same records sent one per request, measured back to
+ * back (the ratio meets the target at or above it); `order-batch` is a figure, batches per
+ * second, with no target.
+ */
+export interface BatchScenario {
+  name: string;
+  title: string;
+  target?: number;
+}
+
+/** Creates per batch in `batch-creates`, and records per array in its bulk create beside it. */
+export const BATCH_CREATES = 10;
+
+export const BATCH_SCENARIOS: readonly BatchScenario[] = [
+  { name: 'batch-creates', title: `records/s: batch of ${BATCH_CREATES} ÷ one per request`, target: 5 },
+  { name: 'order-batch', title: 'order and stock batches/s' },
+];

@@ -69,11 +69,12 @@ export interface BenchServer {
 
 /**
  * The Node.js flags restock runs with in production: those of `npm start` in the
- * checkout's package.json (`node <flags> dist/server.js`).
+ * checkout's package.json (`node <flags> [--] dist/server.js`). Not its `--`, which ends
+ * node's options: flags added after it (`--cpu-prof`) would be taken for the script.
  */
 function productionFlags(dir = ROOT): string[] {
   const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--') && word !== '--');
 }
 
 /**

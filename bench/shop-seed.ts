@@ -38,6 +38,12 @@ export interface Scratch {
    * serving it), by pid; none for SQLite, which runs inside restock's process.
    */
   backendCpu(): Promise<Map<number, number>>;
+  /**
+   * Requests' statements and transactions running on the database now: the backends of
+   * restock's main pool (application_name `restock`, not its change sequencer's or feeds')
+   * that are not idle; 0 for SQLite, whose transactions are restock's own.
+   */
+  openTransactions(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -56,7 +62,13 @@ export async function scratchDatabase(store: string, work: string): Promise<Scra
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
     };
     await drop();
-    return { url: `sqlite:${sqlitePath}`, sqlitePath, backendCpu: async () => new Map(), drop };
+    return {
+      url: `sqlite:${sqlitePath}`,
+      sqlitePath,
+      backendCpu: async () => new Map(),
+      openTransactions: async () => 0,
+      drop,
+    };
   }
   const name = `restock_bench_shop_${process.pid}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
@@ -86,7 +98,14 @@ export async function scratchDatabase(store: string, work: string): Promise<Scra
     }
     return cpu;
   };
-  return { url: url.href, sqlitePath: '', backendCpu, drop };
+  const openTransactions = async () => {
+    const { rows } = await admin.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'restock' AND state <> 'idle'`,
+      [name],
+    );
+    return Number(rows[0]?.n ?? 0);
+  };
+  return { url: url.href, sqlitePath: '', backendCpu, openTransactions, drop };
 }
 
 const BATCH = 5_000;

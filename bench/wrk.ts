@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { Scenario } from './scenarios.js';
 
 const SCRIPT = fileURLToPath(new URL('./wrk/scenario.lua', import.meta.url));
+/** The script of requests whose bodies differ from one to the next (`ids: 'template'`). */
+const TEMPLATE_SCRIPT = fileURLToPath(new URL('./wrk/template.lua', import.meta.url));
 
 export interface LoadResult {
   requests: number;
@@ -42,8 +44,16 @@ export function ensureWrk(): void {
   run(['apt-get', 'install', '-y', '-qq', 'wrk']);
 }
 
-/** What wrk sends: a scenario's request, or any other described the same way (bench/accounts.ts). */
-export type LoadRequest = Pick<Scenario, 'method' | 'path' | 'ids' | 'body' | 'headers'>;
+/**
+ * What wrk sends: a scenario's request, or any other described the same way (bench/accounts.ts);
+ * or, with `ids: 'template'`, a body template filled in per request (bench/wrk/template.lua:
+ * `{k}` the request's number, `{1}`… the columns of the file `rows`, if any).
+ */
+export interface LoadRequest extends Pick<Scenario, 'method' | 'path' | 'body' | 'headers'> {
+  ids: Scenario['ids'] | 'template';
+  /** With `ids: 'template'`: the file of rows whose columns fill in `{1}`… (none: `{k}` only). */
+  rows?: string;
+}
 
 export interface LoadOptions {
   url: string;
@@ -60,6 +70,20 @@ export interface LoadOptions {
 /** Runs wrk for `seconds` against one scenario and returns what it measured. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { scenario: s } = options;
+  const request =
+    s.ids === 'template'
+      ? [TEMPLATE_SCRIPT, options.url, '--', s.method, s.path, s.rows ?? '-', s.body ?? '']
+      : [
+          SCRIPT,
+          options.url,
+          '--',
+          s.method,
+          s.path,
+          s.ids,
+          String(options.idFrom),
+          String(options.idTo),
+          s.body ?? '-',
+        ];
   const args = [
     ...options.pin,
     'wrk',
@@ -69,15 +93,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     '--timeout',
     '10s',
     '-s',
-    SCRIPT,
-    options.url,
-    '--',
-    s.method,
-    s.path,
-    s.ids,
-    String(options.idFrom),
-    String(options.idTo),
-    s.body ?? '-',
+    ...request,
     ...Object.entries(s.headers ?? {}).flat(),
   ];
   const output = await new Promise<string>((resolve, reject) => {

@@ -29,6 +29,7 @@ const SHARDS = [
     'slow-clients',
   ],
   [
+    'batch',
     'bulk-create',
     'change-feed-hostile',
     'client-package',
@@ -54,6 +55,7 @@ const SHARDS = [
     'limits',
     'openapi',
     'openapi-servers',
+    'openapi-shared-responses',
     'readme',
     'relations',
     'rule-eval',
@@ -67,6 +69,7 @@ const SHARDS = [
     'cli-accounts',
     'client',
     'client-accounts',
+    'client-batch',
     'client-calls',
     'generated-client',
     'hostile-records',

@@ -5,10 +5,10 @@
  * server that never answers.
  */
 import assert from 'node:assert/strict';
-import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { before, describe, it } from 'node:test';
 import { createClient, etagOf, ProblemError } from '../packages/client/src/index.js';
 import { useApp } from './helpers/app.js';
+import { silentServer } from './helpers/silent-server.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 type Shop = { products: { name: string; price?: number; tags?: string[] } };
@@ -89,23 +89,4 @@ for (const kind of STORE_KINDS) {
       }
     });
   });
-}
-
-/** A server that takes connections and never answers; `connected()` resolves at the next one. */
-async function silentServer() {
-  const sockets = new Set<Socket>();
-  const waiting: (() => void)[] = [];
-  const server = createNetServer((socket) => {
-    sockets.add(socket);
-    for (const resolve of waiting.splice(0)) resolve();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    connected: () => new Promise<void>((resolve) => waiting.push(resolve)),
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }

@@ -1014,6 +1014,47 @@ describe('the console and the reference page in Chromium', () => {
     }
   });
 
+  it('sends a batch of two operations from the Batch panel, as a plain POST, and shows the answer', async () => {
+    await openConsole('products');
+    // Newest first, so that the list shows what the batch made once it reloads.
+    await page.locator('#sort').fill('-id');
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    // A batch is a POST already: the switch sends it as it is, with no override header.
+    await page.getByLabel(SWITCH_LABEL).setChecked(true);
+    const operations = page.getByLabel('Operations, as a JSON array');
+    const example = JSON.parse(await operations.inputValue()) as { method: string; path: string }[];
+    assert.deepEqual(
+      example.map((operation) => `${operation.method} ${operation.path}`),
+      ['POST /product/', 'GET /product/$0.id/'],
+      'the example: a create, and a read of it through a reference',
+    );
+    const answered = await press('Send batch', `${server.url}/batch/`, 'POST');
+    assert.equal(answered.status(), 200);
+    assert.equal(answered.request().headers()['http-x-http-method'], undefined);
+    const [made, read] = (await answered.json()) as { status: number; body: { id: number; name: string } }[];
+    assert.deepEqual([made?.status, read?.status], [201, 200]);
+    assert.equal(read?.body.id, made?.body.id, 'the reference, filled in');
+    await page
+      .locator('#batch-status')
+      .filter({ hasText: /^200: all 2 operations ran, in one transaction\.$/ })
+      .waitFor();
+    assert.match((await page.locator('#batch-answer').textContent()) ?? '', /"status": 201/);
+    await page.getByRole('button', { name: `Edit product ${made?.body.id}`, exact: true }).waitFor();
+    await shot('batch');
+
+    // A batch the server refuses: its problem, and where it points.
+    await operations.fill(JSON.stringify([{ method: 'GET', path: '/products/' }]));
+    const refused = await press('Send batch', `${server.url}/batch/`, 'POST');
+    assert.equal(refused.status(), 405);
+    await page
+      .locator('#batch-status.error')
+      .filter({ hasText: /^405 .* \(at \/0\/method\)$/ })
+      .waitFor();
+    await page.getByLabel(SWITCH_LABEL).setChecked(false);
+    await page.getByRole('button', { name: 'Example batch', exact: true }).click();
+    assert.match(await operations.inputValue(), /"GET",\n\s*"path": "\/product\/\$0\.id\/"/);
+  });
+
   it('made no request to any host but 127.0.0.1, and raised no script error', () => {
     const hosts = new Set(requests.map((r) => new URL(r.url()).hostname).filter((h) => h !== ''));
     assert.deepEqual([...hosts], ['127.0.0.1']);

@@ -5,6 +5,7 @@
  */
 
 import { createAccounts } from './auth.js';
+import { createBatchPanel } from './batch.js';
 import { createSchemaForm, loadRecordSchemas } from './schema-form.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
@@ -73,6 +74,19 @@ const accounts = createAccounts({
     loadPage(firstPage(), { earlier: [] });
     follow(state.current);
   },
+});
+
+/** The batch panel: a JSON array of operations, sent as one POST /batch/ (./batch.js). */
+const batchPanel = createBatchPanel({
+  form: $('batch-form'),
+  textarea: $('batch-json'),
+  example: $('batch-example'),
+  send: $('batch-send'),
+  status: $('batch-status'),
+  answer: $('batch-answer'),
+  call,
+  describe,
+  onDone: () => reloadPage(),
 });
 
 const state = {
@@ -240,7 +254,10 @@ async function start() {
   // The collections' schemas, for the editor's form: from the OpenAPI document, once.
   const schemas = await loadRecordSchemas((path) => call('GET', path), index.data.openapi, state.collections);
   for (const collection of state.collections) collection.schema = schemas.get(collection.name);
-  if (state.current) schemaForm.show(state.current);
+  if (state.current) {
+    schemaForm.show(state.current);
+    batchPanel.offer(state.current);
+  }
 }
 
 /** `#orders` opens a collection; `#users/7` opens it with record 7 in the editor (a reference's link). */
@@ -267,6 +284,7 @@ function showCollection(collection) {
   renderTable();
   ui.first.disabled = ui.previous.disabled = ui.next.disabled = true;
   startNewRecord();
+  batchPanel.offer(collection);
   loadPage(firstPage());
   follow(collection);
 }

@@ -119,6 +119,12 @@ export const SETTINGS = {
     group: 'server',
     help: 'most records one create may send as a JSON array, all created or none (`413` above)',
   },
+  maxBatchOperations: {
+    default: '100',
+    parse: integer(1, 10_000),
+    group: 'server',
+    help: 'most operations one batch (`POST /batch/`) may carry, all kept or none (`413` above)',
+  },
   maxPageBytes: {
     default: '8388608',
     parse: integer(1, 2 ** 29),

@@ -34,6 +34,8 @@ export interface LimitCheckOptions {
   refuseNul?: boolean;
   /** Whether one holding a lone surrogate breaks a limit (default true; see text-faults.ts). */
   refuseLoneSurrogates?: boolean;
+  /** Where the value is inside `text` (a JSON Pointer; default the whole): the pointers returned start with it. */
+  at?: string;
 }
 
 type Broken = { pointer: string; message: string };
@@ -47,7 +49,7 @@ const INEXACT_MESSAGE =
  * stops one level past `maxDepth`.
  */
 export function checkLimits(value: unknown, limits: RecordLimits, options: LimitCheckOptions = {}): Broken | undefined {
-  const { text, refuseNul = true, refuseLoneSurrogates = true } = options;
+  const { text, refuseNul = true, refuseLoneSurrogates = true, at = '' } = options;
   const badText = (node: string) => textFault(node, refuseNul, refuseLoneSurrogates);
   let inexact: ReadonlySet<string> | undefined;
   const maxFields = limits.maxRecordFields ?? Number.POSITIVE_INFINITY;
@@ -94,7 +96,7 @@ export function checkLimits(value: unknown, limits: RecordLimits, options: Limit
     }
     return undefined;
   };
-  return visit(value, 1, '');
+  return visit(value, 1, at);
 }
 
 /** The client's fields of a record: the object without the system fields (a copy only when it has any). */

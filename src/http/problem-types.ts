@@ -92,6 +92,11 @@ export const PROBLEM_TYPES = {
     title: 'Too many records',
     description: 'A create sent more records in one array than the server takes at once (MAX_BULK_RECORDS).',
   },
+  'too-many-operations': {
+    status: 413,
+    title: 'Too many operations',
+    description: 'A batch carried more operations than the server runs in one (MAX_BATCH_OPERATIONS); nothing ran.',
+  },
   'record-too-large': {
     status: 413,
     title: 'Record too large',
@@ -108,6 +113,13 @@ export const PROBLEM_TYPES = {
     status: 422,
     title: 'Record breaks the schema',
     description: "The record (for a change: the record as it would be after it) breaks the collection's schema.",
+  },
+  'invalid-batch': {
+    status: 422,
+    title: 'Invalid batch',
+    description:
+      'A batch that cannot run as sent: not an array of operations, an operation without a method or path this ' +
+      'server serves, or a reference to a result that no earlier operation gives; nothing ran.',
   },
   'missing-reference': {
     status: 422,

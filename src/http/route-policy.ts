@@ -27,12 +27,20 @@ declare module 'fastify' {
      * (`apply`: the route applies them), or which its rules leave to API keys (`keys`).
      */
     rules?: 'apply' | 'keys';
+    /**
+     * It carries operations that are each authorized as if sent alone (a batch): the route
+     * itself needs no more than a credential this server knows, when one is sent.
+     */
+    batch?: boolean;
     // `rateLimit: false` (never counted against the request budget) is @fastify/rate-limit's own.
   }
 }
 
 /** The policy a route may declare. */
-export type RoutePolicy = Pick<FastifyContextConfig, 'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'rules'> & {
+export type RoutePolicy = Pick<
+  FastifyContextConfig,
+  'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'rules' | 'batch'
+> & {
   rateLimit?: false;
 };
 

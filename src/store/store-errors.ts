@@ -135,3 +135,14 @@ export class RecordTooLargeError extends Error {
     this.name = 'RecordTooLargeError';
   }
 }
+
+/** A batch stopped at step `index` (counted from 0), for `cause`; nothing of it was kept. */
+export class BatchStepError extends Error {
+  constructor(
+    readonly index: number,
+    override readonly cause: unknown,
+  ) {
+    super(`step ${index} of the batch failed`, { cause });
+    this.name = 'BatchStepError';
+  }
+}

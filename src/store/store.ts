@@ -131,6 +131,9 @@ export interface Records {
   duplicates(field: Omit<UniqueField, 'collection'>, limit: number): Promise<Duplicate[]>;
 }
 
+/** The `collection` of a key whose request was a batch: its `record` is the batch's answer, as it was sent. */
+export const BATCH_ANSWER = '';
+
 /** The stored outcome of an `Idempotency-Key`. */
 export type IdempotencyClaim =
   | { state: 'claimed' }
@@ -164,6 +167,36 @@ export interface IdempotencyKeys {
   sweep(before: Date): Promise<number>;
 }
 
+/** One operation of a batch, as the store runs it inside the batch's transaction. */
+export type BatchStep = { readonly collection: string } & (
+  | { readonly kind: 'create'; readonly data: string; readonly secret?: string }
+  /** Several creates in a row, none naming another's result: one INSERT, and one result each. */
+  | { readonly kind: 'createMany'; readonly data: readonly string[]; readonly secrets: readonly (string | undefined)[] }
+  | { readonly kind: 'merge'; readonly id: number; readonly patch: object; readonly conditions: WriteConditions }
+  | { readonly kind: 'remove'; readonly id: number; readonly conditions: Pick<WriteConditions, 'ifVersion' | 'allow'> }
+  /** The record as it is at that point of the batch. */
+  | { readonly kind: 'read'; readonly id: number }
+);
+
+/** What a step gave: its record (as written, deleted or read), or undefined where no record has its id. */
+export type BatchResult = StoredRecord | undefined;
+
+/** How a batch runs: its steps, given one at a time, and what bounds it. */
+export interface BatchPlan {
+  /**
+   * The next step, given the results of those before it (`done.length` is its index), or
+   * undefined when there are no more. It may throw (a step refused once an earlier one's
+   * result is known): the batch then stops, nothing of it is kept, and the store rejects
+   * with a {@link BatchStepError} naming the step. Called again from the first step if the
+   * store runs the batch again (a retry after another process's lock).
+   */
+  next(done: readonly BatchResult[]): BatchStep | undefined;
+  /** How long the batch may run in all: one still running then stops, rolled back ({@link StatementTimeoutError}). */
+  budgetMs: number;
+  /** Completes this `Idempotency-Key` claim, in the batch's transaction, with the answer (JSON text) `answer` gives. */
+  idempotency?: IdempotentCreate & { answer(done: readonly BatchResult[]): string };
+}
+
 /**
  * A number a store reports on `/metrics` (pool size, group-commit batch size, …), read at
  * each scrape and served as the Prometheus gauge `restock_store_<name>`.
@@ -191,6 +224,11 @@ export interface Store {
   readonly idempotency: IdempotencyKeys;
   readonly changes: ChangeLog;
   readonly accounts: AccountTables;
+  /**
+   * Runs the steps `plan` gives, on any collections, in one transaction: all of them or
+   * none. Resolves with each step's result, in order, once durable.
+   */
+  batch(plan: BatchPlan): Promise<BatchResult[]>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

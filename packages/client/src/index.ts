@@ -10,17 +10,36 @@
  * for await (const user of shop.collection('users').list({ filter: { name: { startsWith: 'A' } } })) …
  * for await (const change of shop.collection('users').subscribe()) …
  *
+ * const [order, cup] = await shop.batch((b) => [ // all or none, in one transaction
+ *   b.create('orders', { userId: ada.id, items: [{ productId: 7, quantity: 2 }], status: 'placed' }),
+ *   b.update('products', 7, { stock: 8 }, { ifMatch: '"7-3"' }),
+ * ]);
+ *
  * const me = await shop.auth('users').signIn({ email: 'ada@example.com', password: '…' });
  * // From here on every request, and every change feed, carries Ada's access token.
  * ```
  */
 import { AccountClient } from './accounts.js';
+import { BatchBuilder, type BatchOperation, type BatchOptions, type BatchResults, sendBatch } from './batch.js';
 import { CollectionClient } from './collection.js';
 import type { AnyReferences, ReferenceMap } from './query-types.js';
 import { type IssuedTokens, SessionKeeper } from './session.js';
 import { type ClientOptions, Transport } from './transport.js';
 
 export { AccountClient, type SignInFields } from './accounts.js';
+export {
+  BatchBuilder,
+  BatchOperation,
+  type BatchOptions,
+  type BatchRecordId,
+  type BatchResult,
+  type BatchResults,
+  type BatchWriteOptions,
+  type Referable,
+  type ReferableFields,
+  Reference,
+  ref,
+} from './batch.js';
 export type { ChangeEvent, FeedReset, RecordChange, SubscribeOptions } from './change-stream.js';
 export {
   CollectionClient,
@@ -74,6 +93,16 @@ export interface Client<C extends Collections<C>, R extends ReferenceMap<C> = An
   auth(): AccountClient<UsersOf<C> & object>;
   /** Signing in to the account collection `collection` (one whose schema says `x-auth`), and out. */
   auth<K extends keyof C & string>(collection: K): AccountClient<C[K]>;
+  /**
+   * Runs the operations `build` makes, on any collections, in order in one transaction: all
+   * are kept or none. Answers each one's result, typed by its operation. A failure throws the
+   * failing operation's {@link ProblemError}, whose `operation` is its index; on a `412`
+   * (an `ifMatch` no longer the record's version) read again and send the batch anew.
+   */
+  batch<const Ops extends readonly BatchOperation<unknown>[]>(
+    build: (b: BatchBuilder<C>) => Ops,
+    options?: BatchOptions,
+  ): Promise<BatchResults<Ops>>;
 }
 
 export function createClient<
@@ -90,5 +119,10 @@ export function createClient<
   transport.useCredentials(keeper);
   // The record type is the caller's word for what the collection holds, as for collection().
   const auth = <T extends object>(collection = 'users') => new AccountClient<T>(transport, keeper, collection);
-  return { collection: (name) => new CollectionClient(transport, name), auth };
+  const builder = new BatchBuilder<C>();
+  const batch = async <Ops extends readonly BatchOperation<unknown>[]>(
+    build: (b: BatchBuilder<C>) => Ops,
+    options: BatchOptions = {},
+  ) => (await sendBatch(transport, build(builder), options)) as BatchResults<Ops>;
+  return { collection: (name) => new CollectionClient(transport, name), auth, batch };
 }

@@ -16,13 +16,16 @@ export class ProblemError extends Error {
   readonly problem: Problem;
   /** The problem's kind: the last segment of its `type` (`not-found`, `schema-violation`, …). */
   readonly kind: string;
+  /** For a batch that failed: the index of the operation that failed, as the problem's pointers name it. */
+  readonly operation: number | undefined;
 
-  constructor(problem: Problem) {
+  constructor(problem: Problem, options: { operation?: number | undefined } = {}) {
     super(problem.detail ? `${problem.title}: ${problem.detail}` : problem.title);
     this.name = 'ProblemError';
     this.status = problem.status;
     this.problem = problem;
     this.kind = problem.type.replace(/\/$/, '').split('/').pop() ?? problem.type;
+    this.operation = options.operation;
   }
 }
 

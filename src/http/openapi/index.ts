@@ -90,6 +90,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       servers: [],
       tags: [
         ...collections.map((c) => ({ name: c.plural, description: c.description })),
+        { name: 'batch', description: 'Several operations, on any collections, in one transaction.' },
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
       ],
       components: {

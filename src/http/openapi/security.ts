@@ -73,6 +73,7 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
   const writes = [route.method].flat().some((method) => !READ_METHODS.has(method));
   const unauthorized: ProblemKind[] = checked ? ['unauthorized'] : [];
   const forbidden = (when: boolean): ProblemKind[] => (when ? ['forbidden'] : []);
+  if (config.batch) return batchAccess(on, unauthorized);
   if (config.rules === undefined) {
     // A read key cannot write; with keys, an account's token is refused where no rules apply.
     return { problems: [...unauthorized, ...forbidden(on.keys && (writes || on.tokens))] };
@@ -100,6 +101,21 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
         : `It never holds for a caller with no credential, who gets ${ANONYMOUS_REFUSED[ruled?.operation ?? 'view']}.`),
     // The rules may let a caller see a record but not change it; a read key cannot write either.
     problems: [...unauthorized, ...forbidden(writes)],
+  };
+}
+
+/**
+ * A batch's access: each of its operations is authorized as it would be alone, so anyone its
+ * operations would let in may send one, and any refusal of theirs can end it.
+ */
+function batchAccess(on: AccessOn, unauthorized: ProblemKind[]): RouteAccess {
+  if (!on.ruled) return { problems: [...unauthorized, ...(on.keys ? (['forbidden'] as const) : [])] };
+  return {
+    security: [API_KEY, ...(on.tokens ? [ACCESS_TOKEN] : []), {}],
+    description:
+      "Each operation is authorized as if it were sent alone: an API key's scope, or the rules (x-rules) of " +
+      'the collection it names; a batch whose operation would be refused alone is refused at that operation.',
+    problems: [...unauthorized, 'forbidden'],
   };
 }
 

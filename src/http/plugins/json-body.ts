@@ -6,7 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalidUtf8Offset } from '../../core/invalid-utf8.js';
-import { checkLimits, type RecordLimits, withoutSystemFields } from '../../core/record-rules.js';
+import {
+  checkLimits,
+  type LimitCheckOptions,
+  type RecordLimits,
+  withoutSystemFields,
+} from '../../core/record-rules.js';
 import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
 import { HttpProblem } from '../problem.js';
 
@@ -22,7 +27,7 @@ export const jsonBody = fp(parseJsonBodies, { name: 'restock-json-body', fastify
 
 async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     const bad = invalidUtf8Offset(bytes);
     if (bad !== undefined) {
@@ -39,14 +44,35 @@ async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Prom
     }
     // JSON can only carry U+0000 and lone surrogates as escapes (\u0000, \uD800), so most
     // bodies skip those checks.
-    const broken = checkLimits(value, limits, {
+    const options = {
       text,
       refuseNul: text.includes('\\u0000'),
       refuseLoneSurrogates: SURROGATE_ESCAPE.test(text),
-    });
+    };
+    const broken =
+      request.routeOptions.config.batch && Array.isArray(value)
+        ? checkOperations(value, limits, options)
+        : checkLimits(value, limits, options);
     if (broken) return done(new HttpProblem('invalid-record', broken.message, { errors: [broken] }));
     done(null, value);
   });
+}
+
+/**
+ * A batch's operations, each held to the limits its request alone would be: its body as a
+ * record, the rest as the small object it is. (The array's length has a cap of its own.)
+ */
+function checkOperations(operations: readonly unknown[], limits: RecordLimits, options: LimitCheckOptions) {
+  for (const [index, operation] of operations.entries()) {
+    // Anything else is refused by the batch's own reading, with a pointer to it.
+    if (operation === null || typeof operation !== 'object' || Array.isArray(operation)) continue;
+    const { body, ...rest } = operation as Record<string, unknown>;
+    const broken =
+      checkLimits(rest, limits, { ...options, at: `/${index}` }) ??
+      (body === undefined ? undefined : checkLimits(body, limits, { ...options, at: `/${index}/body` }));
+    if (broken) return broken;
+  }
+  return undefined;
 }
 
 /**

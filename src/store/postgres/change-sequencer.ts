@@ -21,7 +21,11 @@ import { CHANGES_CHANNEL } from './change-triggers.js';
 /** The key of the advisory lock one move holds: any fixed number, the same in every instance. */
 const SEQUENCER_LOCK = 0x7365_7173; // "seqs"
 
-/** Changes moved per transaction: a backlog is worked off in bounded steps. */
+/**
+ * Changes moved per pass: a backlog is worked off in bounded steps, each taking the changes
+ * of whole transactions (those of the first this many, and the rest of theirs), so that a
+ * feed never shows part of one: a batch's events arrive together or not yet.
+ */
 const PER_MOVE = 5000;
 
 const POLL_MS = 1000;
@@ -41,8 +45,8 @@ export function* syncChangeSequencer(): Program<void> {
     BEGIN
       PERFORM pg_advisory_xact_lock(${SEQUENCER_LOCK});
       WITH moved AS (
-        DELETE FROM change_inbox WHERE id IN (
-          SELECT i.id FROM change_inbox i JOIN change_seqs s USING (collection) ORDER BY i.id LIMIT batch
+        DELETE FROM change_inbox WHERE collection IN (SELECT collection FROM change_seqs) AND tx IN (
+          SELECT i.tx FROM change_inbox i JOIN change_seqs s USING (collection) ORDER BY i.id LIMIT batch
         ) RETURNING *
       ), counts AS (
         SELECT collection, count(*) AS n FROM moved GROUP BY collection

@@ -49,6 +49,7 @@ export const postgresDialect: SqlDialect = {
   inList: (column, param) => `${column} = ANY(${param}::bigint[])`,
   intList: (values) => values,
   forUpdate: ' FOR UPDATE',
+  forChange: ' FOR NO KEY UPDATE',
   // OFFSET 0 keeps the planner from merging the subquery back into a join it may hash.
   lookupJoin: (table, alias, on) =>
     `CROSS JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} OFFSET 0) ${alias}`,

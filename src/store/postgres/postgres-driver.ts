@@ -10,7 +10,7 @@ import { type StoreOptions, StoreUnavailableError } from '../store.js';
 import { startChangeSequencer } from './change-sequencer.js';
 import { listenForChanges } from './notifications.js';
 import { ICU_ROOT_COLLATION } from './postgres-dialect.js';
-import { isUnavailable, postgresFault } from './postgres-faults.js';
+import { isRetriable, isUnavailable, postgresFault } from './postgres-faults.js';
 import { PLAN_SETTINGS } from './postgres-plan.js';
 
 /** int8 (ids) as a JS number: ids stay below 2^53, and the API shows them as numbers. */
@@ -97,7 +97,7 @@ export async function openPostgresDriver(
     readChanges: (statement) => query(feedPool, statement),
     write: (statement) => thenNumber(query(pool, statement)),
     transaction: (work) =>
-      thenNumber(inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s)))),
+      thenNumber(retried(() => inTransaction(pool, (client) => runProgramAsync(work(), (s) => query(client, s))))),
     locked: (work) =>
       inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -147,6 +147,20 @@ async function inspect(pool: pg.Pool, pools: readonly pg.Pool[]): Promise<boolea
     return rows[0]?.icu === true;
   } finally {
     client.release();
+  }
+}
+
+/** How many times a transaction PostgreSQL broke off to end a deadlock is run in all. */
+const ATTEMPTS = 3;
+
+/** Runs `transaction`, and again, up to {@link ATTEMPTS} times, while PostgreSQL ends it to break a deadlock. */
+async function retried<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isRetriable(error)) throw error;
+    }
   }
 }
 

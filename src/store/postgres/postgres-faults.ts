@@ -27,6 +27,15 @@ export function isUnavailable(error: unknown): boolean {
   return error instanceof Error && DRIVER_MESSAGES.test(error.message);
 }
 
+/**
+ * Whether `error` ended a transaction that may simply be run again: PostgreSQL chose it to
+ * break a deadlock (transactions taking the same rows in different orders, as two batches
+ * may), or could not serialize it.
+ */
+export function isRetriable(error: unknown): boolean {
+  return error instanceof DatabaseError && (error.code === '40P01' || error.code === '40001');
+}
+
 export function postgresFault(error: unknown): Fault | undefined {
   if (error instanceof DatabaseError) {
     const { code, table = '', constraint = '', detail = '' } = error;
@@ -41,6 +50,10 @@ export function postgresFault(error: unknown): Fault | undefined {
       if (constraint === `${table}_pkey`) return { kind: 'unique' };
       return { kind: 'unique', violation: { index: constraint, table, definition: detail } };
     }
+  }
+  // Still deadlocked after the driver ran it again (./postgres-driver.ts): the client may retry.
+  if (isRetriable(error)) {
+    return { kind: 'unavailable', message: 'PostgreSQL ended the transaction to break a deadlock with another' };
   }
   if (isUnavailable(error))
     return { kind: 'unavailable', message: `PostgreSQL is unavailable (${(error as Error).message})` };

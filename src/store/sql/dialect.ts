@@ -70,6 +70,13 @@ export interface SqlDialect {
   /** What ends a SELECT to lock the rows it reads until the transaction ends ('' where writes lock all). */
   readonly forUpdate: string;
   /**
+   * A row lock for a change that keeps the row's key (a merge): on PostgreSQL FOR NO KEY
+   * UPDATE, which does not wait for the KEY SHARE locks that records naming the row hold
+   * while they are written. With FOR UPDATE, two batches that each create an order for a
+   * product and then change the product deadlock every time.
+   */
+  readonly forChange: string;
+  /**
    * What ends a SELECT to keep the rows it reads from being deleted (or their ids changed)
    * until the transaction ends, without blocking other writes to them.
    */

@@ -29,9 +29,13 @@ export function collectionSql(dialect: SqlDialect, table: string) {
         `INSERT INTO ${t} (data, created_at, updated_at) VALUES (${dialect.json(p('data'), false)}, ` +
         `${dialect.now(p)}, ${dialect.now(p)}) RETURNING ${columns}`,
     ),
-    // A merge reads the row under the transaction's lock, and writes the fields merged in
+    // A merge reads the row under the transaction's lock (one that lets records naming it be written), and writes the fields merged in
     // the application (merge-patch.ts): no other write to the record comes in between.
     lock: named<'id'>('lock', (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}${dialect.forUpdate}`),
+    lockToChange: named<'id'>(
+      'lockToChange',
+      (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}${dialect.forChange}`,
+    ),
     update: named<'id' | 'data' | 'now'>(
       'update',
       (p) =>

@@ -3,7 +3,13 @@
  * record a create made, and the sweep of old keys, written once. Keys live in the
  * database, so that every instance sees them and they outlive restarts.
  */
-import type { IdempotencyClaim, IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store.js';
+import {
+  BATCH_ANSWER,
+  type IdempotencyClaim,
+  type IdempotencyKeys,
+  type IdempotentCreate,
+  type StoredRecord,
+} from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import type { Guard } from './driver.js';
 import type { SqlEngine } from './engine.js';
@@ -24,13 +30,31 @@ export function completeClaim(
   record: StoredRecord | readonly StoredRecord[],
   claim: IdempotentCreate,
 ): Sql {
+  return completed(dialect, table, JSON.stringify(record), 'id' in record ? record.id : null, claim);
+}
+
+/**
+ * Completes `claim` with a batch's answer: kept under no collection, so that no delete
+ * changes it (a retry hears the batch's answer as it was).
+ */
+export function completeBatchClaim(dialect: SqlDialect, answer: string, claim: IdempotentCreate): Sql {
+  return completed(dialect, BATCH_ANSWER, answer, null, claim);
+}
+
+function completed(
+  dialect: SqlDialect,
+  table: string,
+  record: string,
+  id: number | null,
+  claim: IdempotentCreate,
+): Sql {
   return statement<'scope' | 'key' | 'token' | 'collection' | 'record' | 'id'>(
     dialect.placeholder,
     (p) =>
       `UPDATE idempotency_keys SET state = 'done', collection = ${p('collection')}, record = ${p('record')}, ` +
       `record_id = ${p('id')} WHERE scope = ${p('scope')} AND key = ${p('key')} AND token = ${p('token')} ` +
       `AND state = 'running'`,
-  )({ ...claim, collection: table, record: JSON.stringify(record), id: 'id' in record ? record.id : null });
+  )({ ...claim, collection: table, record, id });
 }
 
 export function sqlIdempotencyKeys({ driver, dialect }: SqlEngine, guard: Guard): IdempotencyKeys {

@@ -73,6 +73,7 @@ export const sqliteDialect: SqlDialect = {
   intList: (values) => JSON.stringify(values),
   // A write transaction holds the database's one write lock (BEGIN IMMEDIATE) from its start.
   forUpdate: '',
+  forChange: '',
   lookupJoin: (table, alias, on) => `JOIN ${table} ${alias} ON ${on}`,
   forKeyShare: '',
   // AUTOINCREMENT moves past an explicit id by itself.

@@ -19,8 +19,9 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ApiKey, Scope } from '../../../config/index.js';
 import { HttpProblem } from '../../problem.js';
+import type { RoutePolicy } from '../../route-policy.js';
 import { isPreflight } from '../cors/preflight.js';
-import { identify, identityOf, setIdentity, type TokenCheck } from './identity.js';
+import { type Identity, identify, identityOf, setIdentity, type TokenCheck } from './identity.js';
 
 export {
   accountOf,
@@ -43,6 +44,19 @@ export interface AccessOptions {
   ruled?: boolean;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Throws the problem that refuses `request` for `method` on a route of `policy`, as if it
+     * had been sent alone: for a batch's operations.
+     */
+    authorizeAs(request: FastifyRequest, method: string, policy: AuthorizedBy): void;
+  }
+}
+
+/** What of a route's policy decides who may call it. */
+export type AuthorizedBy = Pick<RoutePolicy, 'keyed' | 'rules'>;
+
 /** The methods a `read` key may use; every other method needs a `write` key. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REALM = 'Bearer realm="restock"';
@@ -57,14 +71,22 @@ const REALM = 'Bearer realm="restock"';
  */
 export const accessControl = fp<AccessOptions>(
   async (app, options) => {
-    if (options.keys.length === 0 && !options.tokens && !options.ruled) return;
+    const checked = options.keys.length > 0 || options.tokens !== undefined || options.ruled === true;
+    app.decorate('authorizeAs', (request: FastifyRequest, method: string, policy: AuthorizedBy) => {
+      if (checked) authorize(request, method, policy, options);
+    });
+    if (!checked) return;
     app.addHook('onRequest', async (request) => {
       const token = request.routeOptions.config.tokenInQuery ? queryToken(request) : undefined;
       const header = request.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
       setIdentity(request, await identify(header, options.keys, options.tokens));
     });
     app.addHook('preParsing', async (request, _reply, payload) => {
-      if (!request.routeOptions.config.public && !isPreflight(request)) authorize(request, options);
+      const policy = request.routeOptions.config;
+      if (policy.public || isPreflight(request)) return payload;
+      // A batch's operations are each authorized by its route, as if sent alone.
+      if (policy.batch) refuseInvalid(request);
+      else authorize(request, request.method, policy, options);
       return payload;
     });
   },
@@ -81,26 +103,18 @@ function queryToken(request: FastifyRequest): string | undefined {
   return typeof token === 'string' ? token : undefined;
 }
 
-/** Throws the problem that refuses `request`, unless its credential, the route's rules or PUBLIC_READS let it in. */
-function authorize(request: FastifyRequest, options: AccessOptions): void {
-  const policy = request.routeOptions.config;
-  const needs: Scope = READ_METHODS.has(request.method) ? 'read' : 'write';
-  const identity = identityOf(request);
-  if (identity === 'invalid') {
-    throw new HttpProblem(
-      'unauthorized',
-      'The credential is not an API key this server knows nor an access token it accepts (it may have expired), ' +
-        'or the Authorization header is not "Bearer <key or token>".',
-      { headers: { 'www-authenticate': `${REALM}, error="invalid_token"` } },
-    );
-  }
+/**
+ * Throws the problem that refuses `request` for `method` on a route of `policy`, unless its
+ * credential, the route's rules or PUBLIC_READS let it in.
+ */
+function authorize(request: FastifyRequest, method: string, policy: AuthorizedBy, options: AccessOptions): void {
+  const needs: Scope = READ_METHODS.has(method) ? 'read' : 'write';
+  const identity = refuseInvalid(request);
   if (typeof identity === 'object' && 'scope' in identity) {
     if (needs === 'write' && identity.scope !== 'write') {
-      throw new HttpProblem(
-        'forbidden',
-        `The API key "${identity.name}" may only read; ${request.method} needs a write key.`,
-        { headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="write"` } },
-      );
+      throw new HttpProblem('forbidden', `The API key "${identity.name}" may only read; ${method} needs a write key.`, {
+        headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="write"` },
+      });
     }
     return;
   }
@@ -117,4 +131,16 @@ function authorize(request: FastifyRequest, options: AccessOptions): void {
   throw new HttpProblem('forbidden', 'An account may not do this: it is for API keys only.', {
     headers: { 'www-authenticate': `${REALM}, error="insufficient_scope"` },
   });
+}
+
+/** The request's identity, unless its credential is one this server does not know (a 401). */
+function refuseInvalid(request: FastifyRequest): Exclude<Identity, 'invalid'> {
+  const identity = identityOf(request);
+  if (identity !== 'invalid') return identity;
+  throw new HttpProblem(
+    'unauthorized',
+    'The credential is not an API key this server knows nor an access token it accepts (it may have expired), ' +
+      'or the Authorization header is not "Bearer <key or token>".',
+    { headers: { 'www-authenticate': `${REALM}, error="invalid_token"` } },
+  );
 }

@@ -12,7 +12,7 @@ import { callerOf, tokenExpiryOf } from '../../plugins/access-control/index.js';
 import type { RoutePolicy } from '../../route-policy.js';
 import { followChanges } from './change-feed.js';
 import { modifyOperation, removeOperation } from './operations/changes.js';
-import { operationContext } from './operations/context.js';
+import { type OperationContext, operationContext } from './operations/context.js';
 import { createOperation } from './operations/create.js';
 import { listOperation, readOperation } from './operations/reads.js';
 import { EventsQueryShape } from './request-shapes.js';
@@ -20,14 +20,18 @@ import type { CollectionRoutesOptions } from './routes-options.js';
 
 export type { CollectionRoutesOptions } from './routes-options.js';
 
-/** Registers every path of `collection`, each documented (src/http/openapi/operations.ts). */
+/**
+ * Registers every path of `collection`, each documented (src/http/openapi/operations.ts);
+ * returns what its operations share, for a batch to run them with.
+ */
 export function registerCollectionRoutes(
   app: FastifyInstance,
   collection: Collection,
   options: CollectionRoutesOptions,
-) {
+): OperationContext {
   const docs = operationDocs(collection, options.maxBulkRecords);
-  const op = operations(collection, options);
+  const context = operationContext(collection, options);
+  const op = operations(context);
   const withDocs = (operation: Operation, more: FastifySchema, rule: RuleOperation): Operation => ({
     ...operation,
     docs: more,
@@ -55,10 +59,11 @@ export function registerCollectionRoutes(
     // The plural form most REST clients assume for one record: /users/7/.
     { url: `/${collection.plural}/:id/`, alias: true, operations: itemOps },
   ]);
+  return context;
 }
 
-function operations(collection: Collection, options: CollectionRoutesOptions) {
-  const context = operationContext(collection, options);
+function operations(context: OperationContext) {
+  const { collection, options } = context;
   const events: Operation = {
     schema: { querystring: EventsQueryShape },
     handler: (request, reply) =>

@@ -13,10 +13,12 @@ import { type Caller, RecordAccess } from '../../../records/rules/record-access.
 import { viewableSource } from '../../../records/rules/viewable-source.js';
 import type { Store } from '../../../store/store.js';
 import { idempotencyScopeOf } from '../../plugins/access-control/index.js';
+import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
 import { registerCollectionRoutes } from './collection-routes.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
+import type { OperationContext } from './operations/context.js';
 
 export interface RecordRoutesOptions {
   store: Store;
@@ -32,6 +34,8 @@ export interface RecordRoutesOptions {
     | 'maxRecordBytes'
     | 'maxPageBytes'
     | 'maxBulkRecords'
+    | 'maxBatchOperations'
+    | 'databaseStatementTimeout'
     | 'maxIndexedValueBytes'
     | 'eventsRetentionHours'
     | 'eventsHeartbeatSeconds'
@@ -93,8 +97,9 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     for (const end of [...open.keys()]) end();
     await feeds.hubs.close();
   });
+  const contexts = new Map<string, OperationContext>();
   for (const collection of catalog.collections) {
-    registerCollectionRoutes(app, collection, {
+    const context = registerCollectionRoutes(app, collection, {
       records: store.collection(collection.plural),
       idempotencyKeys: store.idempotency,
       idempotency,
@@ -109,7 +114,16 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       ...(options.hasher && { hasher: options.hasher }),
       feeds,
     });
+    contexts.set(collection.plural, context);
   }
+  registerBatchRoute(app, {
+    store,
+    catalog,
+    contexts,
+    idempotency,
+    maxOperations: config.maxBatchOperations,
+    budgetMs: config.databaseStatementTimeout,
+  });
 }
 
 function countBy(names: Iterable<string>): Map<string, number> {

@@ -1,0 +1,177 @@
+/**
+ * A batch's operations as the store's steps: each readied exactly as the same request alone
+ * would be (its collection's rules, schema, size cap, If-Match, password), once the earlier
+ * results it names are known. Passwords are hashed before the batch runs, since the store
+ * runs its steps without waiting.
+ */
+import type { FastifyRequest } from 'fastify';
+import { withoutSystemFields } from '../../../../core/record-rules.js';
+import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
+import {
+  badReference,
+  filledIn,
+  mentionsResults,
+  parsedResults,
+  type ResultReference,
+  referencesIn,
+  valueAt,
+} from '../../../../records/batch/batch-references.js';
+import { ifMatchVersions } from '../../../../records/conditional.js';
+import type { Caller } from '../../../../records/rules/record-access.js';
+import {
+  type BatchResult,
+  type BatchStep,
+  BatchStepError,
+  RecordTooLargeError,
+  type StoredRecord,
+} from '../../../../store/store.js';
+import type { OperationContext } from '../operations/context.js';
+
+/** An operation with what it needs before the batch runs: its collection's context, its password's hash. */
+export interface ReadiedOperation {
+  readonly operation: BatchOperation;
+  readonly context: OperationContext;
+  /** The body without system fields and without the password. */
+  readonly fields?: Record<string, unknown>;
+  readonly secret?: string;
+}
+
+/** Hashes an operation's password, if it sends one, and takes it out of its fields. */
+export async function readied(
+  request: FastifyRequest,
+  operation: BatchOperation,
+  context: OperationContext,
+): Promise<ReadiedOperation> {
+  if (!operation.body) return { operation, context };
+  const { fields, password } = context.password(withoutSystemFields(operation.body));
+  if (password === undefined) return { operation, context, fields };
+  return { operation, context, fields, secret: await context.hash(request, password) };
+}
+
+/** The store's steps for a batch, and which of them were runs of creates sent as one. */
+export interface BatchSteps {
+  /** The store's `next`: the step at `done.length`, readied now that the results before it are known. */
+  next(done: readonly BatchResult[]): BatchStep | undefined;
+  /** Whether the step at `index` was several creates as one (a failure there names the first of them). */
+  grouped(index: number): boolean;
+}
+
+/**
+ * With `group`, creates in a row on one collection, none naming another of the run's
+ * results, are one step: one INSERT rather than one each, as a bulk create writes them.
+ */
+export function batchSteps(operations: readonly ReadiedOperation[], caller: Caller, group: boolean): BatchSteps {
+  const parsed = parsedResults();
+  const groupedAt = new Set<number>();
+  // The last operation each one's body names, and whether it names any (or escapes a `$`).
+  const named = operations.map(({ operation }) =>
+    Math.max(-1, ...referencesIn(operation.body).map((found) => found.reference.index)),
+  );
+  const mentions = operations.map(({ fields }) => mentionsResults(fields));
+
+  const stepAt = (index: number, done: readonly BatchResult[]): BatchStep => {
+    const { operation, context, secret, fields: sent } = operations[index] as ReadiedOperation;
+    const { access, checks, options } = context;
+    const collection = context.collection.plural;
+    const resolve = (reference: ResultReference, pointer: string) => {
+      const value = valueAt(parsed(done[reference.index] as StoredRecord), reference);
+      if (value === undefined)
+        throw badReference(reference, pointer, `names a field operation ${reference.index}'s record does not have`);
+      return value;
+    };
+    const fields = mentions[index]
+      ? (filledIn(sent, (reference, pointer) => resolve(reference, `/${index}/body${pointer}`)) as Record<
+          string,
+          unknown
+        >)
+      : sent;
+    const id = idOf(operation, context, (reference) => resolve(reference, `/${index}/path`));
+    switch (operation.action) {
+      case 'create': {
+        const ready = access.create(caller, fields ?? {});
+        checks.sent(ready);
+        const data = JSON.stringify(ready);
+        const bytes = Buffer.byteLength(data);
+        if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
+        return { collection, kind: 'create', data, ...(secret !== undefined && { secret }) };
+      }
+      case 'merge': {
+        const patch = fields ?? {};
+        const allow = access.guard(caller, 'update', patch);
+        const conditions = {
+          ifVersion: ifMatchVersions(operation.ifMatch, id),
+          check: checks.merged,
+          maxBytes: options.maxRecordBytes,
+          ...(allow && { allow }),
+          ...(secret !== undefined && { secret }),
+        };
+        return { collection, kind: 'merge', id, patch, conditions };
+      }
+      case 'remove': {
+        const allow = access.guard(caller, 'delete');
+        const conditions = { ifVersion: ifMatchVersions(operation.ifMatch, id), ...(allow && { allow }) };
+        return { collection, kind: 'remove', id, conditions };
+      }
+      case 'read':
+        return { collection, kind: 'read', id };
+    }
+  };
+
+  /** Where the run of creates that starts at `index` ends (exclusive). */
+  const runEnd = (index: number) => {
+    const first = operations[index]?.operation;
+    let end = index + 1;
+    while (first?.action === 'create') {
+      const next = operations[end]?.operation;
+      if (next?.action !== 'create' || next.collection !== first.collection || (named[end] ?? -1) >= index) break;
+      end++;
+    }
+    return end;
+  };
+
+  return {
+    grouped: (index) => groupedAt.has(index),
+    next(done) {
+      const index = done.length;
+      if (index > 0) checkResult(operations[index - 1] as ReadiedOperation, done[index - 1], index - 1, caller);
+      if (index >= operations.length) return undefined;
+      const end = group ? runEnd(index) : index + 1;
+      if (end - index === 1) return stepAt(index, done);
+      groupedAt.add(index);
+      const data: string[] = [];
+      for (let at = index; at < end; at++) {
+        try {
+          data.push((stepAt(at, done) as { data: string }).data);
+        } catch (error) {
+          throw new BatchStepError(at, error);
+        }
+      }
+      const secrets = operations.slice(index, end).map((readiedOperation) => readiedOperation.secret);
+      return { collection: operations[index]?.operation.collection.plural ?? '', kind: 'createMany', data, secrets };
+    },
+  };
+}
+
+/** The id of the record an item path names, once a reference in it is filled in; 0 for a create. */
+function idOf(
+  operation: BatchOperation,
+  context: OperationContext,
+  resolve: (reference: ResultReference) => unknown,
+): number {
+  if (operation.id === undefined) return 0;
+  if (typeof operation.id === 'number') return operation.id;
+  const value = resolve(operation.id);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw context.notFound(String(value));
+  return value;
+}
+
+/** Refuses what an operation gave that the same request alone would have answered 404: no record, or one the caller may not see. */
+function checkResult(readiedOperation: ReadiedOperation, result: BatchResult, index: number, caller: Caller): void {
+  const { operation, context } = readiedOperation;
+  if (operation.action === 'create') return;
+  const seen = result && (operation.action !== 'read' || context.access.canView(caller, result));
+  if (!seen) throw new BatchStepError(index, context.notFound(result?.id ?? idText(operation)));
+}
+
+/** The id an operation's path names, as sent. */
+const idText = ({ id }: BatchOperation) => (typeof id === 'object' ? id.text : String(id));

@@ -1,0 +1,148 @@
+/**
+ * `POST /batch/`: several operations, on any collections, in one transaction: all of them
+ * are kept or none. Each is authorized, checked and answered as if sent alone; the first
+ * that fails ends the batch with its own problem, its pointers under the operation's index.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Catalog } from '../../../../core/catalog.js';
+import { collectionPaths } from '../../../../core/collection.js';
+import type { RuleOperation } from '../../../../core/rules/rule-tree.js';
+import { type BatchAction, type BatchOperation, batchOperations } from '../../../../records/batch/batch-operations.js';
+import { etagOf } from '../../../../records/conditional.js';
+import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
+import { JSON_TYPE, renderRecord } from '../../../../records/render.js';
+import type { Caller } from '../../../../records/rules/record-access.js';
+import {
+  type BatchPlan,
+  type BatchResult,
+  BatchStepError,
+  type IdempotentCreate,
+  type Store,
+  type StoredRecord,
+} from '../../../../store/store.js';
+import { batchDocs } from '../../../openapi/batch-operation.js';
+import { registerPaths } from '../../../paths.js';
+import { callerOf } from '../../../plugins/access-control/index.js';
+import type { OperationContext } from '../operations/context.js';
+import type { CollectionRoutesOptions } from '../routes-options.js';
+import { atOperation, batchProblem } from './batch-problem.js';
+import { batchSteps, type ReadiedOperation, readied } from './batch-steps.js';
+
+export interface BatchRouteOptions {
+  store: Store;
+  catalog: Catalog;
+  /** Each collection's operation context, by its name. */
+  contexts: ReadonlyMap<string, OperationContext>;
+  idempotency: CollectionRoutesOptions['idempotency'];
+  maxOperations: number;
+  /** How long a batch may run in all (the statement budget). */
+  budgetMs: number;
+}
+
+const RULE_OF: Record<BatchAction, RuleOperation> = {
+  create: 'create',
+  merge: 'update',
+  remove: 'delete',
+  read: 'view',
+};
+
+export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOptions): void {
+  const { store, catalog, contexts, idempotency } = options;
+  const contextOf = (operation: BatchOperation) => contexts.get(operation.collection.plural) as OperationContext;
+
+  /** What the same request alone would need of the caller: its method's scope, and its collection's rules or a key. */
+  const authorize = (request: FastifyRequest, operation: BatchOperation) => {
+    const { rules } = operation.collection;
+    const ruled = Object.keys(rules).length > 0;
+    const policy = ruled ? { rules: rules[RULE_OF[operation.action]] ? ('apply' as const) : ('keys' as const) } : {};
+    app.authorizeAs(request, operation.method, policy);
+  };
+
+  async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const operations = batchOperations(request.body, catalog, options.maxOperations);
+    for (const [index, operation] of operations.entries()) atOperation(index, () => authorize(request, operation));
+    const ready: ReadiedOperation[] = [];
+    for (const [index, operation] of operations.entries()) {
+      ready.push(await atOperation(index, () => readied(request, operation, contextOf(operation))));
+    }
+    const answer = (done: readonly BatchResult[]) => answerOf(operations, done);
+    const run = (claim?: IdempotentCreate) =>
+      runBatch(ready, callerOf(request), {
+        budgetMs: options.budgetMs,
+        ...(claim && { idempotency: { ...claim, answer } }),
+      });
+    const key = idempotencyKeyIn(request.headers['idempotency-key']);
+    if (key === undefined) return send(reply, answer(await run()));
+    const what = { method: 'POST', path: '/batch/', body: JSON.stringify(request.body) };
+    const outcome = await claimKey(
+      store.idempotency,
+      { scope: idempotency.scopeOf(request), key },
+      what,
+      idempotency.staleAfterMs,
+    );
+    if (outcome.kind === 'replay')
+      return send(reply.header('idempotent-replayed', 'true'), JSON.stringify(outcome.record));
+    const { claim } = outcome;
+    try {
+      return send(reply, answer(await run(claim)));
+    } catch (error) {
+      // Nothing was written: let a retry run again rather than wait for the claim to go stale.
+      await store.idempotency
+        .release(claim.scope, claim.key, claim.token)
+        .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the batch with runs of creates grouped; when the store refuses one of those runs,
+   * again one operation at a time, so that the refusal names the operation it is about.
+   */
+  async function runBatch(ready: readonly ReadiedOperation[], caller: Caller, plan: Omit<BatchPlan, 'next'>) {
+    const steps = batchSteps(ready, caller, true);
+    try {
+      return await store.batch({ ...plan, next: steps.next });
+    } catch (error) {
+      if (!(error instanceof BatchStepError) || !steps.grouped(error.index)) throw error;
+      return store.batch({ ...plan, next: batchSteps(ready, caller, false).next });
+    }
+  }
+
+  registerPaths(app, [
+    {
+      url: '/batch/',
+      policy: { batch: true },
+      operations: {
+        POST: {
+          docs: batchDocs(catalog, options.maxOperations),
+          async handler(request, reply) {
+            try {
+              return await handler(request, reply);
+            } catch (error) {
+              if (error instanceof BatchStepError) throw batchProblem(request.body, error, request.id);
+              throw error;
+            }
+          },
+        },
+      },
+    },
+  ]);
+}
+
+/** Each operation's status, the headers that matter and its record, in order, as JSON text. */
+function answerOf(operations: readonly BatchOperation[], done: readonly BatchResult[]): string {
+  const entries = done.map((record, index) => {
+    // Every step gave a record: one that gave none stopped the batch (./batch-steps.ts).
+    const { action, collection } = operations[index] as BatchOperation;
+    const created = action === 'create';
+    const headers: Record<string, string> = { etag: etagOf(record as StoredRecord) };
+    if (created) headers.location = collectionPaths(collection).item((record as StoredRecord).id);
+    const body = renderRecord(record as StoredRecord);
+    return `{"status":${created ? 201 : 200},"headers":${JSON.stringify(headers)},"body":${body}}`;
+  });
+  return `[${entries.join(',')}]`;
+}
+
+function send(reply: FastifyReply, answer: string) {
+  return reply.code(200).type(JSON_TYPE).send(answer);
+}
