@@ -6,40 +6,16 @@ import type { IndexedField } from '../core/indexed-field.js';
 import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
 import type { AccountTables } from './account-model.js';
+import type { BatchPlan, BatchResult } from './batch-model.js';
 import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 import type { StoredRecord } from './record-model.js';
+import type { IdempotentCreate, WriteConditions } from './write-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
 /** The most ids one statement of {@link Records.getMany} reads. */
 export const MAX_MANY = 1000;
-
-/**
- * A write's precondition (`If-Match`): it applies only while the record's version is one
- * of these; `'*'` asks only that the record exists.
- */
-export type VersionCondition = readonly number[] | '*';
-
-/** What a write must hold to go ahead; checked inside the write's own transaction. */
-export interface WriteConditions {
-  /** `If-Match`: see {@link VersionCondition}; a mismatch throws {@link PreconditionFailedError}. */
-  readonly ifVersion?: VersionCondition;
-  /**
-   * Called with the record's fields as they would be stored; a throw rolls the write back
-   * and is passed on (schema validation of a merge's result).
-   */
-  readonly check?: (data: string) => void;
-  /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
-  readonly maxBytes?: number;
-  /**
-   * Called with the record as it is, under the write's lock, before it changes: a throw
-   * (a record rule refusing the caller) leaves it unchanged and is passed on.
-   */
-  readonly allow?: (current: StoredRecord) => void;
-  /** An account's new password hash, written in the same transaction. */
-  readonly secret?: string;
-}
 
 /** Records that share a value of a unique field. */
 export interface Duplicate {
@@ -47,14 +23,6 @@ export interface Duplicate {
   count: number;
   /** Their ids, in order. */
   ids: number[];
-}
-
-/** Ties a create to an `Idempotency-Key` claim, so that both are written or neither. */
-export interface IdempotentCreate {
-  readonly scope: string;
-  readonly key: string;
-  /** The token of the claim this request holds; another holder means it was taken over. */
-  readonly token: string;
 }
 
 /** The records of one collection (users, products, …) and the atomic operations on them. */
@@ -167,36 +135,6 @@ export interface IdempotencyKeys {
   sweep(before: Date): Promise<number>;
 }
 
-/** One operation of a batch, as the store runs it inside the batch's transaction. */
-export type BatchStep = { readonly collection: string } & (
-  | { readonly kind: 'create'; readonly data: string; readonly secret?: string }
-  /** Several creates in a row, none naming another's result: one INSERT, and one result each. */
-  | { readonly kind: 'createMany'; readonly data: readonly string[]; readonly secrets: readonly (string | undefined)[] }
-  | { readonly kind: 'merge'; readonly id: number; readonly patch: object; readonly conditions: WriteConditions }
-  | { readonly kind: 'remove'; readonly id: number; readonly conditions: Pick<WriteConditions, 'ifVersion' | 'allow'> }
-  /** The record as it is at that point of the batch. */
-  | { readonly kind: 'read'; readonly id: number }
-);
-
-/** What a step gave: its record (as written, deleted or read), or undefined where no record has its id. */
-export type BatchResult = StoredRecord | undefined;
-
-/** How a batch runs: its steps, given one at a time, and what bounds it. */
-export interface BatchPlan {
-  /**
-   * The next step, given the results of those before it (`done.length` is its index), or
-   * undefined when there are no more. It may throw (a step refused once an earlier one's
-   * result is known): the batch then stops, nothing of it is kept, and the store rejects
-   * with a {@link BatchStepError} naming the step. Called again from the first step if the
-   * store runs the batch again (a retry after another process's lock).
-   */
-  next(done: readonly BatchResult[]): BatchStep | undefined;
-  /** How long the batch may run in all: one still running then stops, rolled back ({@link StatementTimeoutError}). */
-  budgetMs: number;
-  /** Completes this `Idempotency-Key` claim, in the batch's transaction, with the answer (JSON text) `answer` gives. */
-  idempotency?: IdempotentCreate & { answer(done: readonly BatchResult[]): string };
-}
-
 /**
  * A number a store reports on `/metrics` (pool size, group-commit batch size, …), read at
  * each scrape and served as the Prometheus gauge `restock_store_<name>`.
@@ -272,7 +210,9 @@ export interface StoreOptions {
   searchIndex?: boolean;
 }
 
+export * from './batch-model.js';
 export * from './change-log-model.js';
 export * from './list-query-model.js';
 export * from './record-model.js';
 export * from './store-errors.js';
+export * from './write-model.js';

@@ -1,0 +1,40 @@
+/**
+ * What a write may be held to: its `If-Match`, its checks inside the write's transaction,
+ * and the `Idempotency-Key` claim it completes. Shared by single writes (store.ts) and
+ * batches (batch-model.ts).
+ */
+import type { StoredRecord } from './record-model.js';
+
+/**
+ * A write's precondition (`If-Match`): it applies only while the record's version is one
+ * of these; `'*'` asks only that the record exists.
+ */
+export type VersionCondition = readonly number[] | '*';
+
+/** What a write must hold to go ahead; checked inside the write's own transaction. */
+export interface WriteConditions {
+  /** `If-Match`: see {@link VersionCondition}; a mismatch throws {@link PreconditionFailedError}. */
+  readonly ifVersion?: VersionCondition;
+  /**
+   * Called with the record's fields as they would be stored; a throw rolls the write back
+   * and is passed on (schema validation of a merge's result).
+   */
+  readonly check?: (data: string) => void;
+  /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
+  readonly maxBytes?: number;
+  /**
+   * Called with the record as it is, under the write's lock, before it changes: a throw
+   * (a record rule refusing the caller) leaves it unchanged and is passed on.
+   */
+  readonly allow?: (current: StoredRecord) => void;
+  /** An account's new password hash, written in the same transaction. */
+  readonly secret?: string;
+}
+
+/** Ties a create to an `Idempotency-Key` claim, so that both are written or neither. */
+export interface IdempotentCreate {
+  readonly scope: string;
+  readonly key: string;
+  /** The token of the claim this request holds; another holder means it was taken over. */
+  readonly token: string;
+}
