@@ -372,6 +372,43 @@ for (const kind of STORE_KINDS) {
         await nothingWritten(before);
       });
 
+      it('stops a batch whose answer would pass MAX_PAGE_BYTES at the operation that passes it, nothing kept', async () => {
+        const { config: small } = loadConfig([], {
+          DATABASE_URL: db.url,
+          SCHEMAS: schemas,
+          API_KEYS,
+          MAX_PAGE_BYTES: '4000',
+          MAX_EVENT_LOOP_DELAY: '0',
+          RATE_LIMIT_MAX: '0',
+        });
+        const other = await buildApp({ config: small, logStream: false });
+        try {
+          const { id } = await product({ description: 'x'.repeat(1000) });
+          const before = await snapshot();
+          const send = (operations: unknown[]) =>
+            other.inject({
+              method: 'POST',
+              url: '/batch/',
+              headers: { 'content-type': 'application/json', ...headersOf(shop, 'write') },
+              payload: JSON.stringify(operations),
+            });
+          // Each answer holds the 1,000-byte record: three fit in 4,000 bytes, the fourth does not.
+          const reads = (count: number) =>
+            Array.from({ length: count }, () => ({ method: 'GET', path: `/product/${id}/` }));
+          assert.equal((await send(reads(3))).statusCode, 200);
+          const merges = [{ method: 'PATCH', path: `/product/${id}/`, body: { stock: 1 } }, ...reads(5)];
+          const refused = await send(merges);
+          assert.equal(refused.statusCode, 422, refused.body);
+          const problem = JSON.parse(refused.body) as { type: string; detail: string; errors: { pointer: string }[] };
+          assert.match(problem.type, /\/invalid-batch$/);
+          assert.match(problem.detail, /Operation 3 .*would pass the 4000 bytes/);
+          assert.equal(problem.errors[0]?.pointer, '/3');
+          await nothingWritten(before);
+        } finally {
+          await other.close();
+        }
+      });
+
       it('honours MAX_BATCH_OPERATIONS', async () => {
         const { config: small } = loadConfig([], {
           DATABASE_URL: db.url,
@@ -429,6 +466,20 @@ for (const kind of STORE_KINDS) {
           status: 422,
           type: 'invalid-batch',
           pointer: '/1/headers',
+        },
+        {
+          what: 'an unknown member whose name holds a slash',
+          sent: (id) => [{ method: 'GET', path: `/product/${id}/`, 'a/b~': 1 }],
+          status: 422,
+          type: 'invalid-batch',
+          pointer: '/1/a~1b~0',
+        },
+        {
+          what: 'a broken percent escape in a path',
+          sent: () => [{ method: 'GET', path: '/product/%E0%A4%A/' }],
+          status: 404,
+          type: 'not-found',
+          pointer: '/1/path',
         },
         {
           what: 'a bad method',

@@ -129,7 +129,7 @@ export const SETTINGS = {
     default: '8388608',
     parse: integer(1, 2 ** 29),
     group: 'server',
-    help: 'largest list page in bytes: it ends before the record that would pass it, never before its first',
+    help: 'largest list page in bytes: it ends before the record that would pass it, never before its first; also the largest answer of a batch (`422` above)',
   },
   apiKeys: {
     default: '',

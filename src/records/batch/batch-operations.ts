@@ -5,6 +5,7 @@
  */
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
+import { escapePointer } from '../../core/json-pointer.js';
 import { type FieldError, Refusal } from '../refusal.js';
 import { badReference, type ResultReference, referenceIn, referencesIn } from './batch-references.js';
 
@@ -57,7 +58,7 @@ function operationOf(sent: unknown, index: number, catalog: Catalog): BatchOpera
   const unknown = Object.keys(fields).find((key) => !KEYS.has(key));
   if (unknown !== undefined) {
     throw invalid(
-      `${at}/${unknown}`,
+      `${at}/${escapePointer(unknown)}`,
       `Operation ${index} has a member "${unknown}" batches do not take; nothing ran.`,
       'is not method, path, body or ifMatch',
     );
@@ -125,7 +126,7 @@ function actionOf(method: string, item: boolean): BatchAction | undefined {
 
 /** A path's id: a positive integer, or a reference; anything else names no record, as alone (404). */
 function idOf(segment: string, pointer: string, index: number): number | ResultReference {
-  const reference = referenceIn(decodeURIComponent(segment));
+  const reference = referenceIn(decodedOrAsIs(segment));
   if (reference) return reference;
   const id = /^[1-9][0-9]{0,15}$/.test(segment) ? Number(segment) : 0;
   if (!Number.isSafeInteger(id) || id < 1) {
@@ -134,6 +135,15 @@ function idOf(segment: string, pointer: string, index: number): number | ResultR
     });
   }
   return id;
+}
+
+/** A path segment with its percent escapes decoded; one that does not decode stays as sent (and names no record). */
+function decodedOrAsIs(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function bodyOf(body: unknown, action: BatchAction, at: string, index: number): Record<string, unknown> | undefined {

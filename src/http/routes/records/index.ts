@@ -123,6 +123,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     idempotency,
     maxOperations: config.maxBatchOperations,
     budgetMs: config.databaseStatementTimeout,
+    maxAnswerBytes: config.maxPageBytes,
   });
 }
 

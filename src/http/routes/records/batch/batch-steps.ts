@@ -17,6 +17,7 @@ import {
   valueAt,
 } from '../../../../records/batch/batch-references.js';
 import { ifMatchVersions } from '../../../../records/conditional.js';
+import { Refusal } from '../../../../records/refusal.js';
 import type { Caller } from '../../../../records/rules/record-access.js';
 import {
   type BatchResult,
@@ -60,8 +61,13 @@ export interface BatchSteps {
  * With `group`, creates in a row on one collection, none naming another of the run's
  * results, are one step: one INSERT rather than one each, as a bulk create writes them.
  */
-export function batchSteps(operations: readonly ReadiedOperation[], caller: Caller, group: boolean): BatchSteps {
+export function batchSteps(
+  operations: readonly ReadiedOperation[],
+  caller: Caller,
+  { group, maxAnswerBytes }: { group: boolean; maxAnswerBytes: number },
+): BatchSteps {
   const parsed = parsedResults();
+  const answer = answerBudget(maxAnswerBytes);
   const groupedAt = new Set<number>();
   // The last operation each one's body names, and whether it names any (or escapes a `$`).
   const named = operations.map(({ operation }) =>
@@ -133,6 +139,7 @@ export function batchSteps(operations: readonly ReadiedOperation[], caller: Call
     grouped: (index) => groupedAt.has(index),
     next(done) {
       const index = done.length;
+      answer.count(done);
       if (index > 0) checkResult(operations[index - 1] as ReadiedOperation, done[index - 1], index - 1, caller);
       if (index >= operations.length) return undefined;
       const end = group ? runEnd(index) : index + 1;
@@ -148,6 +155,31 @@ export function batchSteps(operations: readonly ReadiedOperation[], caller: Call
       }
       const secrets = operations.slice(index, end).map((readiedOperation) => readiedOperation.secret);
       return { collection: operations[index]?.operation.collection.plural ?? '', kind: 'createMany', data, secrets };
+    },
+  };
+}
+
+/**
+ * The bytes of the answer so far, counted as results come in: a batch whose answer would
+ * pass `maxBytes` (MAX_PAGE_BYTES, as a page) stops at the operation that passes it, so
+ * that a few small requests cannot make restock build an answer of any size (100 reads
+ * of records of a megabyte each).
+ */
+function answerBudget(maxBytes: number) {
+  let counted = 0;
+  let bytes = 0;
+  return {
+    count(done: readonly BatchResult[]) {
+      // A batch run again (after another process's lock) counts from its start.
+      if (done.length < counted) [counted, bytes] = [0, 0];
+      for (; counted < done.length; counted++) {
+        // The record's fields, and room for its status, headers and system fields.
+        bytes += (done[counted]?.data.length ?? 0) + 200;
+        if (bytes > maxBytes) {
+          const detail = `The batch's answer would pass the ${maxBytes} bytes an answer may take; send fewer operations.`;
+          throw new BatchStepError(counted, new Refusal('invalid-batch', detail));
+        }
+      }
     },
   };
 }

@@ -37,6 +37,8 @@ export interface BatchRouteOptions {
   maxOperations: number;
   /** How long a batch may run in all (the statement budget). */
   budgetMs: number;
+  /** The most bytes an answer may take (MAX_PAGE_BYTES, as a list page). */
+  maxAnswerBytes: number;
 }
 
 const RULE_OF: Record<BatchAction, RuleOperation> = {
@@ -99,12 +101,13 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
    * again one operation at a time, so that the refusal names the operation it is about.
    */
   async function runBatch(ready: readonly ReadiedOperation[], caller: Caller, plan: Omit<BatchPlan, 'next'>) {
-    const steps = batchSteps(ready, caller, true);
+    const steps = batchSteps(ready, caller, { group: true, maxAnswerBytes: options.maxAnswerBytes });
     try {
       return await store.batch({ ...plan, next: steps.next });
     } catch (error) {
       if (!(error instanceof BatchStepError) || !steps.grouped(error.index)) throw error;
-      return store.batch({ ...plan, next: batchSteps(ready, caller, false).next });
+      const oneByOne = batchSteps(ready, caller, { group: false, maxAnswerBytes: options.maxAnswerBytes });
+      return store.batch({ ...plan, next: oneByOne.next });
     }
   }
 
