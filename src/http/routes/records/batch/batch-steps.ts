@@ -5,6 +5,7 @@
  * runs its steps without waiting.
  */
 import type { FastifyRequest } from 'fastify';
+import { PASSWORD_FIELD } from '../../../../core/accounts.js';
 import { withoutSystemFields } from '../../../../core/record-rules.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import {
@@ -27,6 +28,7 @@ import {
   type StoredRecord,
 } from '../../../../store/store.js';
 import type { OperationContext } from '../operations/context.js';
+import { atOperation } from './batch-problem.js';
 
 /** An operation with what it needs before the batch runs: its collection's context, its password's hash. */
 export interface ReadiedOperation {
@@ -37,16 +39,38 @@ export interface ReadiedOperation {
   readonly secret?: string;
 }
 
-/** Hashes an operation's password, if it sends one, and takes it out of its fields. */
-export async function readied(
+/**
+ * Hashes the operations' passwords, taking each out of its fields. One a batch: a hash
+ * costs a third of a second of CPU at the default cost, and a bulk create takes none.
+ */
+export async function readiedAll(
   request: FastifyRequest,
-  operation: BatchOperation,
-  context: OperationContext,
-): Promise<ReadiedOperation> {
-  if (!operation.body) return { operation, context };
-  const { fields, password } = context.password(withoutSystemFields(operation.body));
-  if (password === undefined) return { operation, context, fields };
-  return { operation, context, fields, secret: await context.hash(request, password) };
+  operations: readonly BatchOperation[],
+  contextOf: (operation: BatchOperation) => OperationContext,
+): Promise<ReadiedOperation[]> {
+  const ready: ReadiedOperation[] = [];
+  let hashed = false;
+  for (const [index, operation] of operations.entries()) {
+    const context = contextOf(operation);
+    const taken = atOperation(index, () => operation.body && context.password(withoutSystemFields(operation.body)));
+    if (!taken || taken.password === undefined) {
+      ready.push({ operation, context, ...(taken && { fields: taken.fields }) });
+      continue;
+    }
+    if (hashed) {
+      const detail = 'A batch may set one password: create or change other accounts in batches of their own.';
+      throw new BatchStepError(
+        index,
+        new Refusal('invalid-batch', detail, {
+          errors: [{ pointer: `/${index}/body/${PASSWORD_FIELD}`, message: 'is a second password' }],
+        }),
+      );
+    }
+    hashed = true;
+    const secret = await atOperation(index, () => context.hash(request, taken.password as string));
+    ready.push({ operation, context, fields: taken.fields, secret });
+  }
+  return ready;
 }
 
 /** The store's steps for a batch, and which of them were runs of creates sent as one. */

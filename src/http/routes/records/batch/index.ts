@@ -26,7 +26,7 @@ import { callerOf } from '../../../plugins/access-control/index.js';
 import type { OperationContext } from '../operations/context.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 import { atOperation, batchProblem } from './batch-problem.js';
-import { batchSteps, type ReadiedOperation, readied } from './batch-steps.js';
+import { batchSteps, type ReadiedOperation, readiedAll } from './batch-steps.js';
 
 export interface BatchRouteOptions {
   store: Store;
@@ -63,10 +63,7 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const operations = batchOperations(request.body, catalog, options.maxOperations);
     for (const [index, operation] of operations.entries()) atOperation(index, () => authorize(request, operation));
-    const ready: ReadiedOperation[] = [];
-    for (const [index, operation] of operations.entries()) {
-      ready.push(await atOperation(index, () => readied(request, operation, contextOf(operation))));
-    }
+    const ready = await readiedAll(request, operations, contextOf);
     const answer = (done: readonly BatchResult[]) => answerOf(operations, done);
     const run = (claim?: IdempotentCreate) =>
       runBatch(ready, callerOf(request), {
