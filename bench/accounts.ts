@@ -10,26 +10,14 @@ import { join } from 'node:path';
 import { checkPairs, deepPageOf, pairsOf, signInShopper, type Variant } from './account-pairs.js';
 import { median } from './median.js';
 import { ACCOUNT_SCENARIOS, SIGN_IN_COSTS } from './scenarios.js';
-import { type BenchServer, startServer, waitUntilIdle } from './servers.js';
-import { cpuSince, SHOP_SCHEMAS, scratchDatabase, seedShop } from './shop-seed.js';
+import { type BenchServer, startServer } from './servers.js';
+import { measuredLoad, SHOP_SCHEMAS, type ShopRunOptions, scratchDatabase, seedShop } from './shop-seed.js';
 import { measureSignIns, type SignInFigures } from './sign-in.js';
-import { runLoad } from './wrk.js';
 
-export interface AccountOptions {
-  scenarios: readonly string[];
-  stores: readonly string[];
-  reps: number;
-  duration: number;
-  warmup: number;
-  connections: number;
+export interface AccountOptions extends ShopRunOptions {
   /** The shopper's orders; as many more belong to another user. */
   ownOrders: number;
   signIns: number;
-  pins: { server: string[]; load: string[] };
-  /** `--env`, for restock. */
-  env: Record<string, string>;
-  work: string;
-  log: (line: string) => void;
 }
 
 export interface PairRun {
@@ -96,9 +84,7 @@ async function runStore(store: string, wanted: readonly string[], options: Accou
     const pairs = pairsOf(shop, await signInShopper(url), key, deep);
     await checkPairs(url, pairs, shop, deep);
     const load = async (variant: Variant, seconds: number) => {
-      const bench = server as BenchServer;
-      const [cpuBefore, databaseBefore] = [bench.cpuSeconds(), await scratch.backendCpu()];
-      const result = await runLoad({
+      const { result, cpuUs, databaseUs } = await measuredLoad(server as BenchServer, scratch, {
         url,
         scenario: variant,
         connections: options.connections,
@@ -107,11 +93,6 @@ async function runStore(store: string, wanted: readonly string[], options: Accou
         idTo: 1,
         pin: options.pins.load,
       });
-      const [cpuUs, databaseUs] = [
-        (bench.cpuSeconds() - cpuBefore) * 1e6,
-        cpuSince(databaseBefore, await scratch.backendCpu()) * 1e6,
-      ];
-      await waitUntilIdle(bench);
       const per = (us: number) => (result.requests > 0 ? us / result.requests : Number.NaN);
       return { ...result, cpuUsPerRequest: per(cpuUs + databaseUs), databaseUsPerRequest: per(databaseUs) };
     };

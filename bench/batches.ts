@@ -18,24 +18,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from './median.js';
 import { BATCH_CREATES, BATCH_SCENARIOS } from './scenarios.js';
-import { type BenchServer, startServer, waitUntilIdle } from './servers.js';
-import { cpuSince, type Scratch, SHOP_SCHEMAS, scratchDatabase } from './shop-seed.js';
-import { type LoadRequest, runLoad } from './wrk.js';
+import { type BenchServer, startServer } from './servers.js';
+import { measuredLoad, type Scratch, SHOP_SCHEMAS, type ShopRunOptions, scratchDatabase } from './shop-seed.js';
+import type { LoadRequest } from './wrk.js';
 
-export interface BatchOptions {
-  scenarios: readonly string[];
-  stores: readonly string[];
-  reps: number;
-  duration: number;
-  warmup: number;
-  connections: number;
-  pins: { server: string[]; load: string[] };
-  /** `--env`, for restock. */
-  env: Record<string, string>;
+export interface BatchOptions extends ShopRunOptions {
   /** Extra node flags for restock (`--cpu-prof`). */
   nodeFlags: string[];
-  work: string;
-  log: (line: string) => void;
 }
 
 /**
@@ -356,8 +345,7 @@ async function runStore(store: string, wanted: readonly string[], options: Batch
         await settled();
         await writeOrderRows(rowsFile, url, key, shop);
       }
-      const [cpuBefore, databaseBefore] = [bench.cpuSeconds(), await scratch.backendCpu()];
-      const result = await runLoad({
+      const { result, cpuUs, databaseUs } = await measuredLoad(bench, scratch, {
         url,
         scenario: variant.request(`${store}${++runNumber}`),
         connections: options.connections,
@@ -366,11 +354,6 @@ async function runStore(store: string, wanted: readonly string[], options: Batch
         idTo: 0,
         pin: options.pins.load,
       });
-      const [cpuUs, databaseUs] = [
-        (bench.cpuSeconds() - cpuBefore) * 1e6,
-        cpuSince(databaseBefore, await scratch.backendCpu()) * 1e6,
-      ];
-      await waitUntilIdle(bench);
       const records = result.requests * variant.records;
       const per = (us: number) => (records > 0 ? us / records : Number.NaN);
       return {

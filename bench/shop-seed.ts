@@ -14,7 +14,8 @@ import { loadCatalog } from '../src/core/load-catalog.js';
 import { hashPassword } from '../src/records/accounts/password-hash.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import { analyzePostgres } from './seeded-postgres.js';
-import { cpuSecondsOf } from './servers.js';
+import { type BenchServer, cpuSecondsOf, waitUntilIdle } from './servers.js';
+import { type LoadOptions, type LoadResult, runLoad } from './wrk.js';
 
 export const SHOP_SCHEMAS = 'schemas/shop';
 export const SHOPPER = { email: 'shopper@example.com', password: 'correct horse battery staple' };
@@ -52,6 +53,40 @@ export function cpuSince(before: Map<number, number>, after: Map<number, number>
   let seconds = 0;
   for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
   return seconds;
+}
+
+/** What a run of scenarios over the example shop takes (the accounts' and the batches'). */
+export interface ShopRunOptions {
+  scenarios: readonly string[];
+  stores: readonly string[];
+  reps: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+  pins: { server: string[]; load: string[] };
+  /** `--env`, for restock. */
+  env: Record<string, string>;
+  work: string;
+  log: (line: string) => void;
+}
+
+/**
+ * One load run against restock over a scratch database, with the CPU it took: restock's
+ * own and, on PostgreSQL, its backends' (in microseconds), once restock is idle again.
+ */
+export async function measuredLoad(
+  server: BenchServer,
+  scratch: Scratch,
+  options: LoadOptions,
+): Promise<{ result: LoadResult; cpuUs: number; databaseUs: number }> {
+  const [cpuBefore, databaseBefore] = [server.cpuSeconds(), await scratch.backendCpu()];
+  const result = await runLoad(options);
+  const [cpuUs, databaseUs] = [
+    (server.cpuSeconds() - cpuBefore) * 1e6,
+    cpuSince(databaseBefore, await scratch.backendCpu()) * 1e6,
+  ];
+  await waitUntilIdle(server);
+  return { result, cpuUs, databaseUs };
 }
 
 /** A new SQLite file in `work`, or a new PostgreSQL database on TEST_POSTGRES_URL's server (undefined if none answers). */
