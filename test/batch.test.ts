@@ -409,6 +409,28 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it("holds each operation's body to the limits of a record alone, pointed at inside it", async () => {
+        // Objects 32 levels deep in the record: as deep as one may be (MAX_DEPTH), two more in the batch.
+        let nested: unknown = 'deep';
+        for (let level = 0; level < 31; level++) nested = { in: nested };
+        const [made] = resultsOf(
+          await batch([{ method: 'POST', path: '/product/', body: { name: 'Deep', nested } }]),
+          1,
+        );
+        assert.equal(made?.status, 201);
+        const before = await snapshot();
+        const tooDeep = problemOf(
+          await batch([
+            { method: 'GET', path: `/product/${shop.productId}/` },
+            { method: 'POST', path: '/product/', body: { name: 'Deeper', nested: { in: nested } } },
+          ]),
+          400,
+          'invalid-record',
+        );
+        pointedAt(tooDeep, '/1/body/nested', { prefix: true });
+        await nothingWritten(before);
+      });
+
       it('honours MAX_BATCH_OPERATIONS', async () => {
         const { config: small } = loadConfig([], {
           DATABASE_URL: db.url,

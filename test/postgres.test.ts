@@ -89,6 +89,32 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
     assert.doesNotMatch(stderr, /secret/, 'the password is never printed');
   });
 
+  it("numbers a transaction's changes in one pass, however few a pass takes, so that a feed never shows part of one", async () => {
+    const db = await postgresKind.create();
+    const client = new pg.Client({ connectionString: db.url });
+    try {
+      // Tables, triggers and the numbering function, then no restock running to number anything.
+      await (await openStore(db.url, catalogOf(['users']))).close();
+      await client.connect();
+      const insert = (name: string) => client.query('INSERT INTO users (data) VALUES ($1)', [JSON.stringify({ name })]);
+      await client.query('BEGIN');
+      for (const name of ['a', 'b', 'c']) await insert(name);
+      await client.query('COMMIT');
+      await insert('d');
+      const numbered = async () =>
+        (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM changes WHERE collection = 'users'")).rows[0]
+          ?.n;
+      const pass = async () => (await client.query<{ n: number }>('SELECT restock_number_changes(2) AS n')).rows[0]?.n;
+      assert.equal(await pass(), 3, 'a pass of 2 takes the whole first transaction');
+      assert.equal(await numbered(), 3);
+      assert.equal(await pass(), 1);
+      assert.equal(await numbered(), 4);
+    } finally {
+      await client.end();
+      await db.drop();
+    }
+  });
+
   it('migrates once when ten instances start together', async () => {
     const db = await postgresKind.create();
     try {
