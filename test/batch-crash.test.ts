@@ -17,6 +17,9 @@
  * stale gets 412 (nothing kept) and its client reads again and resends the same batch, so a
  * 412 that had kept anything would show as a second user with the same email (409).
  *
+ * A second case kills the server while it refuses hostile batches (413: they would write more
+ * than a request may carry): after the restart, nothing of any of them is there.
+ *
  * Only the HTTP contract is used, as in ./crash.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -193,8 +196,88 @@ async function verify(server: RunningServer, load: Load): Promise<number> {
   return users.size;
 }
 
+/**
+ * Batches refused for what they would write (413): one whose references copy a large value
+ * it carries into every operation, refused before it runs, and one that copies a large
+ * record it reads, refused once it has written a first copy in its transaction.
+ */
+function hostileBatches(productId: number, blob: string, run: number) {
+  const copy = { method: 'POST', path: '/product/', body: { name: 'Copy', description: '$0.description' } };
+  return [
+    [
+      { method: 'POST', path: '/user/', body: { name: 'Eve', email: `eve-${run}@crash.example`, blob } },
+      ...Array.from({ length: 20 }, (_, i) => ({
+        method: 'POST',
+        path: '/user/',
+        body: { name: 'Eve', email: `eve-${run}-${i}@crash.example`, blob: '$0.blob' },
+      })),
+    ],
+    [{ method: 'GET', path: `/product/${productId}/` }, copy, copy],
+  ];
+}
+
 for (const kind of STORE_KINDS) {
   describe(`batches under kill -9 (${kind.name})`, () => {
+    it('keeps nothing of the hostile batches it was refusing when killed', async () => {
+      const db = await kind.create();
+      const env = { DATABASE_URL: db.url, SCHEMAS: 'schemas/shop', API_KEYS, RATE_LIMIT_MAX: '0' };
+      let server = await startServer(env);
+      try {
+        const description = 'x'.repeat(600_000);
+        const made = await fetch(`${server.url}/product/`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Big', description }),
+        });
+        assert.equal(made.status, 201);
+        const productId = ((await made.json()) as StoredRecord).id;
+        const blob = 'y'.repeat(400_000);
+        // Killed once some batches were refused and others are in flight; at most 200 are sent.
+        const target = 4 + Math.floor(Math.random() * 12);
+        let refused = 0;
+        let sent = 0;
+        let inFlight = 0;
+        let killed = false;
+        let exit: Promise<number | null> | undefined;
+        const attacker = async () => {
+          while (!killed && sent < 200) {
+            const batch = hostileBatches(productId, blob, sent)[sent++ % 2];
+            inFlight++;
+            let status: number;
+            try {
+              status = (await fetch(`${server.url}/batch/`, { method: 'POST', headers, body: JSON.stringify(batch) }))
+                .status;
+            } catch (error) {
+              if (killed && error instanceof TypeError) return;
+              throw error;
+            } finally {
+              inFlight--;
+            }
+            assert.equal(status, 413);
+            if (++refused >= target && inFlight > 0 && !killed) {
+              killed = true;
+              exit = server.stop('SIGKILL');
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 4 }, attacker));
+        assert.ok(exit, `the batches ran out before ${target} were refused`);
+        await exit;
+
+        server = await startServer(env);
+        assert.deepEqual(await listAll(server, 'users'), [], 'no user of a refused batch');
+        const products = await listAll(server, 'products');
+        assert.deepEqual(
+          products.map((product) => product.id),
+          [productId],
+          'no copy of a refused batch',
+        );
+      } finally {
+        await server.stop('SIGKILL');
+        await db.drop();
+      }
+    });
+
     it('keeps every acknowledged batch, and every batch whole or not at all', async (t) => {
       const db = await kind.create();
       const env = { DATABASE_URL: db.url, SCHEMAS: 'schemas/shop', API_KEYS, RATE_LIMIT_MAX: '0' };

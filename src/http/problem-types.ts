@@ -97,6 +97,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many operations',
     description: 'A batch carried more operations than the server runs in one (MAX_BATCH_OPERATIONS); nothing ran.',
   },
+  'batch-too-large': {
+    status: 413,
+    title: 'Batch too large',
+    description:
+      'A batch whose operations, with their references to earlier results filled in, would write more than one ' +
+      'request may carry (BODY_LIMIT); nothing ran.',
+  },
   'record-too-large': {
     status: 413,
     title: 'Record too large',

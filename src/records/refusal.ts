@@ -14,6 +14,7 @@ export type RefusalKind =
   | 'unique-conflict'
   | 'too-many-records'
   | 'too-many-operations'
+  | 'batch-too-large'
   | 'invalid-batch'
   | 'method-not-allowed'
   | 'too-many-costly-queries'

@@ -21,6 +21,7 @@ import {
 const BATCH_PROBLEMS: readonly ProblemKind[] = [
   'invalid-batch',
   'too-many-operations',
+  'batch-too-large',
   'payload-too-large',
   'malformed-json',
   'unsupported-media-type',

@@ -17,15 +17,54 @@ const TRIGGERS = ['insert', 'update', 'delete'] as const;
 /** The name SQLite knows {@link searchText} by. */
 export const SEARCH_TEXT_FUNCTION = 'restock_search_text';
 
-/** The strings of a record (its fields' JSON text), folded, one a line: what the index holds. */
+/**
+ * What stands in the index for a record whose text would cost too much to index: one
+ * trigram, which every indexed search asks for as well as its needle's, so that such a
+ * record is always among the records a search checks. A record's own text may hold it too,
+ * which only makes that record checked as well.
+ */
+export const UNINDEXED_MARK = '\u0001\u0001\u0001';
+
+/**
+ * How much text one record may put in the index. FTS5's cost grows with the distinct
+ * trigrams a row holds, and faster than they do: 16 KB of random text took 23 ms here and
+ * 1 MB of it 5.5 s, all of it on the event loop and under SQLite's one write lock, while 1 MB
+ * of prose (a few thousand distinct trigrams) took 25 ms. Past either bound a record is
+ * searched by reading it, which costs a search a few milliseconds a megabyte instead.
+ */
+export const MAX_INDEXED_TEXT = 65_536;
+export const MAX_INDEXED_TRIGRAMS = 8_192;
+
+/** The strings of a record (its fields' JSON text), folded, one a line: what the index holds; or the mark. */
 export function searchText(data: string): string {
   const strings: string[] = [];
-  const visit = (value: unknown) => {
-    if (typeof value === 'string') strings.push(foldCase(value));
-    else if (value !== null && typeof value === 'object') for (const child of Object.values(value)) visit(child);
+  let length = 0;
+  const visit = (value: unknown): boolean => {
+    if (typeof value === 'string') {
+      const folded = foldCase(value);
+      strings.push(folded);
+      length += folded.length + 1;
+      return length <= MAX_INDEXED_TEXT;
+    }
+    if (value === null || typeof value !== 'object') return true;
+    for (const child of Object.values(value)) if (!visit(child)) return false;
+    return true;
   };
-  visit(JSON.parse(data));
-  return strings.join('\n');
+  if (!visit(JSON.parse(data))) return UNINDEXED_MARK;
+  const text = strings.join('\n');
+  return hasMoreTrigrams(text, MAX_INDEXED_TRIGRAMS) ? UNINDEXED_MARK : text;
+}
+
+/** Whether `text` holds more than `most` distinct trigrams (of UTF-16 units); stops counting there. */
+function hasMoreTrigrams(text: string, most: number): boolean {
+  if (text.length - 2 <= most) return false;
+  const seen = new Set<number>();
+  for (let at = 0; at + 3 <= text.length; at++) {
+    // Three 16-bit units as one exact number (48 bits), cheaper to hash than a string.
+    seen.add(text.charCodeAt(at) * 2 ** 32 + text.charCodeAt(at + 1) * 2 ** 16 + text.charCodeAt(at + 2));
+    if (seen.size > most) return true;
+  }
+  return false;
 }
 
 /** Makes the search index of `table` and its triggers when missing, filled from the records already there. */
@@ -65,20 +104,14 @@ export function* dropSearchIndex(table: string): Program<void> {
 /**
  * The FTS5 query that finds the records holding `needle`: its trigrams, each on its own
  * (detail=none keeps no positions, so no phrase), every third one and the last, which
- * between them cover every character of the needle.
+ * between them cover every character of the needle; or the records too large to index.
  */
 export function trigramQuery(needle: string): string {
   const chars = [...needle];
   const starts = new Set<number>();
   for (let at = 0; at + 3 <= chars.length; at += 3) starts.add(at);
   starts.add(chars.length - 3);
-  return [...starts]
-    .map(
-      (at) =>
-        `"${chars
-          .slice(at, at + 3)
-          .join('')
-          .replaceAll('"', '""')}"`,
-    )
-    .join(' AND ');
+  const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  const trigrams = [...starts].map((at) => quoted(chars.slice(at, at + 3).join('')));
+  return `(${trigrams.join(' AND ')}) OR ${quoted(UNINDEXED_MARK)}`;
 }

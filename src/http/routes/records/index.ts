@@ -32,6 +32,7 @@ export interface RecordRoutesOptions {
     | 'maxCostlyQueriesPerClient'
     | 'maxFieldNameLength'
     | 'maxRecordBytes'
+    | 'bodyLimit'
     | 'maxPageBytes'
     | 'maxBulkRecords'
     | 'maxBatchOperations'
@@ -123,6 +124,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     idempotency,
     maxOperations: config.maxBatchOperations,
     budgetMs: config.databaseStatementTimeout,
+    maxBodyBytes: config.bodyLimit,
     maxAnswerBytes: config.maxPageBytes,
   });
 }

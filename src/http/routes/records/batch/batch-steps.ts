@@ -14,9 +14,11 @@ import {
   mentionsResults,
   parsedResults,
   type ResultReference,
+  referenceIn,
   referencesIn,
   valueAt,
 } from '../../../../records/batch/batch-references.js';
+import type { ResolvedSize } from '../../../../records/batch/resolved-size.js';
 import { ifMatchVersions } from '../../../../records/conditional.js';
 import { Refusal } from '../../../../records/refusal.js';
 import type { Caller } from '../../../../records/rules/record-access.js';
@@ -52,7 +54,9 @@ export async function readiedAll(
   let hashed = false;
   for (const [index, operation] of operations.entries()) {
     const context = contextOf(operation);
-    const taken = atOperation(index, () => operation.body && context.password(withoutSystemFields(operation.body)));
+    const body =
+      operation.body && (context.collection.account ? passwordAsWritten(operation.body, index) : operation.body);
+    const taken = atOperation(index, () => body && context.password(withoutSystemFields(body)));
     if (!taken || taken.password === undefined) {
       ready.push({ operation, context, ...(taken && { fields: taken.fields }) });
       continue;
@@ -73,6 +77,26 @@ export async function readiedAll(
   return ready;
 }
 
+/**
+ * An account's body with its password as it will be hashed: the password is hashed before
+ * the batch runs, so it cannot name an earlier result, and `$$` in it means one `$`, as in
+ * any other field.
+ */
+function passwordAsWritten(body: Record<string, unknown>, index: number): Record<string, unknown> {
+  const password = body[PASSWORD_FIELD];
+  if (typeof password !== 'string' || !mentionsResults(password)) return body;
+  if (referenceIn(password)) {
+    const detail = "A password is hashed before the batch runs, so it cannot name another operation's result.";
+    throw new BatchStepError(
+      index,
+      new Refusal('invalid-batch', detail, {
+        errors: [{ pointer: `/${index}/body/${PASSWORD_FIELD}`, message: 'names an earlier result' }],
+      }),
+    );
+  }
+  return { ...body, [PASSWORD_FIELD]: filledIn(password, () => undefined) };
+}
+
 /** The store's steps for a batch, and which of them were runs of creates sent as one. */
 export interface BatchSteps {
   /** The store's `next`: the step at `done.length`, readied now that the results before it are known. */
@@ -88,7 +112,7 @@ export interface BatchSteps {
 export function batchSteps(
   operations: readonly ReadiedOperation[],
   caller: Caller,
-  { group, maxAnswerBytes }: { group: boolean; maxAnswerBytes: number },
+  { group, maxAnswerBytes, size }: { group: boolean; maxAnswerBytes: number; size: ResolvedSize },
 ): BatchSteps {
   const parsed = parsedResults();
   const answer = answerBudget(maxAnswerBytes);
@@ -122,11 +146,13 @@ export function batchSteps(
         checks.sent(ready);
         const data = JSON.stringify(ready);
         const bytes = Buffer.byteLength(data);
+        if (mentions[index]) size.settle(index, bytes);
         if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
         return { collection, kind: 'create', data, ...(secret !== undefined && { secret }) };
       }
       case 'merge': {
         const patch = fields ?? {};
+        if (mentions[index]) size.settle(index, Buffer.byteLength(JSON.stringify(patch)));
         const allow = access.guard(caller, 'update', patch);
         const conditions = {
           ifVersion: ifMatchVersions(operation.ifMatch, id),

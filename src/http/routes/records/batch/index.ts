@@ -8,6 +8,7 @@ import type { Catalog } from '../../../../core/catalog.js';
 import { collectionPaths } from '../../../../core/collection.js';
 import type { RuleOperation } from '../../../../core/rules/rule-tree.js';
 import { type BatchAction, type BatchOperation, batchOperations } from '../../../../records/batch/batch-operations.js';
+import { ResolvedSize } from '../../../../records/batch/resolved-size.js';
 import { etagOf } from '../../../../records/conditional.js';
 import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
 import { JSON_TYPE, renderRecord } from '../../../../records/render.js';
@@ -37,6 +38,8 @@ export interface BatchRouteOptions {
   maxOperations: number;
   /** How long a batch may run in all (the statement budget). */
   budgetMs: number;
+  /** The most bytes the operations' bodies may write, references filled in (BODY_LIMIT, as one body). */
+  maxBodyBytes: number;
   /** The most bytes an answer may take (MAX_PAGE_BYTES, as a list page). */
   maxAnswerBytes: number;
 }
@@ -63,10 +66,11 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const operations = batchOperations(request.body, catalog, options.maxOperations);
     for (const [index, operation] of operations.entries()) atOperation(index, () => authorize(request, operation));
+    const size = new ResolvedSize(operations, options.maxBodyBytes);
     const ready = await readiedAll(request, operations, contextOf);
     const answer = (done: readonly BatchResult[]) => answerOf(operations, done);
     const run = (claim?: IdempotentCreate) =>
-      runBatch(ready, callerOf(request), {
+      runBatch(ready, callerOf(request), size, {
         budgetMs: options.budgetMs,
         ...(claim && { idempotency: { ...claim, answer } }),
       });
@@ -97,13 +101,19 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
    * Runs the batch with runs of creates grouped; when the store refuses one of those runs,
    * again one operation at a time, so that the refusal names the operation it is about.
    */
-  async function runBatch(ready: readonly ReadiedOperation[], caller: Caller, plan: Omit<BatchPlan, 'next'>) {
-    const steps = batchSteps(ready, caller, { group: true, maxAnswerBytes: options.maxAnswerBytes });
+  async function runBatch(
+    ready: readonly ReadiedOperation[],
+    caller: Caller,
+    size: ResolvedSize,
+    plan: Omit<BatchPlan, 'next'>,
+  ) {
+    const limits = { maxAnswerBytes: options.maxAnswerBytes, size };
+    const steps = batchSteps(ready, caller, { group: true, ...limits });
     try {
       return await store.batch({ ...plan, next: steps.next });
     } catch (error) {
       if (!(error instanceof BatchStepError) || !steps.grouped(error.index)) throw error;
-      const oneByOne = batchSteps(ready, caller, { group: false, maxAnswerBytes: options.maxAnswerBytes });
+      const oneByOne = batchSteps(ready, caller, { group: false, ...limits });
       return store.batch({ ...plan, next: oneByOne.next });
     }
   }
