@@ -15,7 +15,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { body, problem, useApp } from './helpers/app.js';
+import { openStore } from '../src/store/open-store.js';
+import type { BatchStep } from '../src/store/store.js';
+import { body, problem, useApp, useDatabase } from './helpers/app.js';
+import { catalogOf } from './helpers/catalog.js';
 import { send, shopSettings } from './helpers/shop-accounts.js';
 import { postgresKind, STORE_KINDS } from './helpers/stores.js';
 
@@ -144,11 +147,68 @@ if (STORE_KINDS.includes(postgresKind)) {
   });
 }
 
-/** How many of restock's pooled connections wait for a row another transaction holds. */
-async function lockWaiters(client: pg.Client): Promise<number> {
+// Which transaction PostgreSQL ends in a deadlock is a matter of timing, except where one side
+// never looks: here the outside transaction waits with deadlock_timeout at an hour, so the
+// batch is the one that finds the deadlock, a second after it starts to wait, and is ended.
+if (STORE_KINDS.includes(postgresKind)) {
+  describe('a batch the database ended (postgres)', () => {
+    const ctx = useDatabase(postgresKind);
+
+    it('locks up front, when run again, the records its steps named only through results', async () => {
+      const store = await openStore(ctx.db.url, catalogOf(['carts']));
+      const outside = [
+        new pg.Client({ connectionString: ctx.db.url }),
+        new pg.Client({ connectionString: ctx.db.url }),
+      ];
+      const [holder, other] = outside as [pg.Client, pg.Client];
+      try {
+        const carts = await store.collection('carts').createMany(['{}', '{}', '{}']);
+        const [one, two, three] = carts.map((cart) => cart.id) as [number, number, number];
+        for (const client of outside) await client.connect();
+        // Nothing in `changes`: as for ids a batch names through its results, each is locked by its own step.
+        const merge = (id: number): BatchStep => ({
+          collection: 'carts',
+          kind: 'merge',
+          id,
+          patch: { by: 'batch' },
+          conditions: {},
+        });
+        const steps = [one, three, two].map(merge);
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM carts WHERE id = $1 FOR UPDATE', [three]);
+        await other.query('BEGIN');
+        await other.query(`SET LOCAL deadlock_timeout = '1h'`);
+        await other.query('SELECT id FROM carts WHERE id = $1 FOR UPDATE', [two]);
+        const batch = store.batch({ next: (done) => steps[done.length], budgetMs: 60_000 });
+        await until(async () => (await lockWaiters(holder)) === 1); // the batch holds one, waits for three
+        const otherWaits = other.query('SELECT id FROM carts WHERE id = $1 FOR UPDATE', [one]);
+        await until(async () => (await lockWaiters(holder, '%')) === 2);
+        // The batch takes three, then waits for two, which `other` holds while it waits for one: a deadlock.
+        await holder.query('ROLLBACK');
+        await otherWaits;
+        // Run again, the batch locks all three in one statement before its first step, and waits there.
+        await until(async () => (await lockWaiters(holder, 'restock', 'ORDER BY id')) === 1);
+        await other.query('COMMIT');
+        const merged = await batch;
+        assert.deepEqual(
+          merged.map((cart) => [cart?.id, cart?.version]),
+          steps.map((step) => [(step as { id: number }).id, 2]),
+        );
+      } finally {
+        for (const client of outside) await client.end();
+        await store.close();
+      }
+    });
+  });
+}
+
+/** How many connections of `application` (a LIKE pattern) wait for a row another transaction holds, running a query with `inQuery` in it. */
+async function lockWaiters(client: pg.Client, application = 'restock', inQuery = ''): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = 'restock' AND wait_event_type = 'Lock'`,
+      WHERE datname = current_database() AND application_name LIKE $1 AND wait_event_type = 'Lock'
+        AND strpos(query, $2) > 0`,
+    [application, inQuery],
   );
   return rows[0]?.n ?? 0;
 }
