@@ -20,6 +20,12 @@ export type BatchStep = { readonly collection: string } & (
 /** What a step gave: its record (as written, deleted or read), or undefined where no record has its id. */
 export type BatchResult = StoredRecord | undefined;
 
+/** A record by its collection (the plural, as steps name it) and id. */
+export interface RecordKey {
+  readonly collection: string;
+  readonly id: number;
+}
+
 /** How a batch runs: its steps, given one at a time, and what bounds it. */
 export interface BatchPlan {
   /**
@@ -30,6 +36,14 @@ export interface BatchPlan {
    * store runs the batch again (a retry after another process's lock).
    */
   next(done: readonly BatchResult[]): BatchStep | undefined;
+  /**
+   * The records the batch will change (merge or delete) whose ids it names before it runs.
+   * The store locks them all before the first step, in one order every batch follows (by
+   * collection, then id), so that batches changing the same records in different orders
+   * wait for one another rather than deadlock. A record a step names only through an earlier
+   * result is locked when that step runs (sql/sql-batch.ts says what a retry does with it).
+   */
+  changes?: readonly RecordKey[];
   /** How long the batch may run in all: one still running then stops, rolled back ({@link StatementTimeoutError}). */
   budgetMs: number;
   /** Completes this `Idempotency-Key` claim, in the batch's transaction, with the answer (JSON text) `answer` gives. */

@@ -6,6 +6,7 @@
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { escapePointer } from '../../core/json-pointer.js';
+import type { RecordKey } from '../../store/store.js';
 import { type FieldError, Refusal } from '../refusal.js';
 import { badReference, type ResultReference, referenceIn, referencesIn } from './batch-references.js';
 
@@ -47,6 +48,21 @@ export function batchOperations(body: unknown, catalog: Catalog, maxOperations: 
   const operations = body.map((sent: unknown, index) => operationOf(sent, index, catalog));
   for (const [index, operation] of operations.entries()) checkReferences(operation, index, operations);
   return operations;
+}
+
+/**
+ * The records `operations` change (merges and deletes) whose paths name their ids, each
+ * once: what the store locks before the batch's first step (`BatchPlan.changes`). A path
+ * that names an earlier result is left out: its id is known only once that result is.
+ */
+export function changedRecords(operations: readonly BatchOperation[]): RecordKey[] {
+  const keys = new Map<string, RecordKey>();
+  for (const { action, collection, id } of operations) {
+    if ((action === 'merge' || action === 'remove') && typeof id === 'number') {
+      keys.set(`${collection.plural}/${id}`, { collection: collection.plural, id });
+    }
+  }
+  return [...keys.values()];
 }
 
 function operationOf(sent: unknown, index: number, catalog: Catalog): BatchOperation {

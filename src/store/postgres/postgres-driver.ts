@@ -3,6 +3,7 @@
  * transaction on one connection, durable when it returns (`synchronous_commit = on`). No
  * state lives in the process, so any number of instances may share one database.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { SqlDriver } from '../sql/driver.js';
 import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
@@ -151,15 +152,24 @@ async function inspect(pool: pg.Pool, pools: readonly pg.Pool[]): Promise<boolea
 }
 
 /** How many times a transaction PostgreSQL broke off to end a deadlock is run in all. */
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
+/** The longest pause before the first retry; each retry after it may wait twice as long as the one before. */
+const FIRST_PAUSE_MS = 20;
 
-/** Runs `transaction`, and again, up to {@link ATTEMPTS} times, while PostgreSQL ends it to break a deadlock. */
+/**
+ * Runs `transaction`, and again, up to {@link ATTEMPTS} times, while PostgreSQL ends it to
+ * break a deadlock, each time after a pause drawn at random below a bound that doubles
+ * (20, 40, 80, 160 ms): transactions that met run again at different moments, rather than
+ * all at once into the same locks. The connection goes back to the pool during the pause.
+ * Written here: the loop is five lines, and the pg driver has no retry of its own.
+ */
 async function retried<T>(transaction: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction();
     } catch (error) {
       if (attempt >= ATTEMPTS || !isRetriable(error)) throw error;
+      await sleep(Math.random() * FIRST_PAUSE_MS * 2 ** (attempt - 1));
     }
   }
 }

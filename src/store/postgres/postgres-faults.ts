@@ -51,7 +51,7 @@ export function postgresFault(error: unknown): Fault | undefined {
       return { kind: 'unique', violation: { index: constraint, table, definition: detail } };
     }
   }
-  // Still deadlocked after the driver ran it again (./postgres-driver.ts): the client may retry.
+  // Still ended after the driver ran it again, paused between (./postgres-driver.ts): the client may retry.
   if (isRetriable(error)) {
     return { kind: 'unavailable', message: 'PostgreSQL ended the transaction to break a deadlock with another' };
   }

@@ -36,6 +36,8 @@ export interface RecordPrograms {
   readonly removeNeedsMore: boolean;
   /** The record as it is (unlocked: a batch that changes it after takes its lock then). */
   read(id: number): Program<StoredRecord | undefined>;
+  /** Takes the lock a merge takes on each of `ids` there is, in id order (a batch's, before its first step). */
+  lockToChange(ids: readonly number[]): Program<void>;
   create(data: string, idempotency?: IdempotentCreate, secret?: string): Program<StoredRecord>;
   /** Many creates as one multi-row INSERT per chunk: the records in the order given. */
   createMany(
@@ -91,6 +93,9 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     refers,
     removeNeedsMore: refers || referred || secrets !== undefined,
     read: (id) => first<StoredRecord>(sql.get({ id })),
+    *lockToChange(ids) {
+      yield sql.lockManyToChange({ ids: dialect.intList([...ids].sort((a, b) => a - b)) });
+    },
     *create(data, idempotency, secret) {
       if (refers) yield* holdTargets(dialect, references, [{ fields: parse(data), at: '' }]);
       const [record] = (yield* linked(records(yield sql.insert({ data, now: isoNow() })))) as [StoredRecord];

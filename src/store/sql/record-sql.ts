@@ -36,6 +36,12 @@ export function collectionSql(dialect: SqlDialect, table: string) {
       'lockToChange',
       (p) => `SELECT ${columns} FROM ${t} WHERE id = ${p('id')}${dialect.forChange}`,
     ),
+    // A batch's records, locked before its first step in id order (sql-batch.ts): the order
+    // is the sort's, which PostgreSQL applies before it locks the rows it returns.
+    lockManyToChange: named<'ids'>(
+      'lockManyToChange',
+      (p) => `SELECT id FROM ${t} WHERE ${dialect.inList('id', p('ids'))} ORDER BY id${dialect.forChange}`,
+    ),
     update: named<'id' | 'data' | 'now'>(
       'update',
       (p) =>

@@ -7,7 +7,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../../../../core/catalog.js';
 import { collectionPaths } from '../../../../core/collection.js';
 import type { RuleOperation } from '../../../../core/rules/rule-tree.js';
-import { type BatchAction, type BatchOperation, batchOperations } from '../../../../records/batch/batch-operations.js';
+import {
+  type BatchAction,
+  type BatchOperation,
+  batchOperations,
+  changedRecords,
+} from '../../../../records/batch/batch-operations.js';
 import { ResolvedSize } from '../../../../records/batch/resolved-size.js';
 import { etagOf } from '../../../../records/conditional.js';
 import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
@@ -72,6 +77,7 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
     const run = (claim?: IdempotentCreate) =>
       runBatch(ready, callerOf(request), size, {
         budgetMs: options.budgetMs,
+        changes: changedRecords(operations),
         ...(claim && { idempotency: { ...claim, answer } }),
       });
     const key = idempotencyKeyIn(request.headers['idempotency-key']);
