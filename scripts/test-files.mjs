@@ -36,6 +36,7 @@ const SHARDS = [
     'conditional',
     'console-accounts.browser',
     'declared-collections',
+    'hidden-records',
     'indexed-values',
     'metrics',
     'openapi-proxies',
