@@ -74,6 +74,7 @@ const SHARDS = [
     'client-calls',
     'generated-client',
     'hostile-records',
+    'idempotent-passwords',
     'method-override',
     'oversized-bodies',
     'paths',

@@ -133,6 +133,11 @@ export interface IdempotencyKeys {
   release(scope: string, key: string, token: string): Promise<void>;
   /** Forgets keys created before `before`; resolves with how many. */
   sweep(before: Date): Promise<number>;
+  /**
+   * The key of the requests' fingerprints (HMAC-SHA-256), kept in the database: the same
+   * for every instance on it, so a retry is recognised by whichever instance it reaches.
+   */
+  fingerprintKey(): Promise<Buffer>;
 }
 
 /**

@@ -76,6 +76,7 @@ const migrations: readonly Migration[] = [
   { version: 4, ...shared.references },
   { version: 5, ...shared.changeLog },
   { version: 6, ...shared.accounts },
+  { version: 7, ...shared.serverSecrets },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */
