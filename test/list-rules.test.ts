@@ -18,7 +18,7 @@ import { catalogOf } from './helpers/catalog.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
-const catalog = catalogOf(['things', 'owned', 'orders', 'edges'], {
+const catalog = catalogOf(['things', 'owned', 'orders', 'edges', 'strays'], {
   indexes: [{ collection: 'owned', path: ['ownerId'] }],
 });
 
@@ -79,6 +79,7 @@ const { rule: ruleArb } = fc.letrec<{ rule: RuleNode }>((tie) => ({
     tie('rule').map((item): RuleNode => ({ kind: 'not', item })),
   ),
 }));
+/** A caller: signed in with some claims (any may be missing), or, one time in three, without credentials. */
 const authArb = fc.option(
   fc.record(
     {
@@ -88,6 +89,7 @@ const authArb = fc.option(
     },
     { requiredKeys: [] },
   ),
+  { freq: 3 },
 );
 const bodyArb = fc.option(fc.record({ a: scalar, tags: fc.array(scalar, { maxLength: 3 }) }), { nil: undefined });
 
@@ -165,6 +167,37 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    it('lists nothing to a caller without credentials by a comparison with auth.*, records without the field included', async () => {
+      const strays = store.collection('strays');
+      const made = await strays.createMany(['{}', '{"ownerId":null}', '{"ownerId":[null]}', '{"ownerId":7}']);
+      const records = made.map(asRule);
+      const authSide = fc
+        .constantFrom(['id'], ['role'], ['groups'])
+        .map((path): Operand => ({ kind: 'field', scope: 'auth', path }));
+      const owner: Operand = { kind: 'field', scope: 'record', path: ['ownerId'] };
+      const sides = fc.oneof(
+        fc.tuple(order, authSide).map(([op, side]) => compare(owner, op, side)),
+        fc.tuple(order, authSide).map(([op, side]) => compare(side, op, owner)),
+        authSide.map((side) => compare(side, 'in', owner)),
+        authSide.map((side) => compare(owner, 'in', side)),
+        fc.tuple(authSide, order, constant).map(([side, op, other]) => compare(side, op, other)),
+      );
+      await fc.assert(
+        fc.asyncProperty(sides, async (node) => {
+          const filter = listRuleFilter(node, null);
+          assert.equal(filter, false, JSON.stringify(node));
+          assert.equal(listRuleFilter({ kind: 'not', item: node }, null), true, JSON.stringify(node));
+          assert.ok(records.every((record) => !ruleHolds(node, { auth: null, record })));
+        }),
+        { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 1), includeErrorInReport: true },
+      );
+      const rule = listRule('ownerId == auth.id');
+      const asOwner = listRuleFilter(rule, { id: 7 });
+      assert.ok(typeof asOwner === 'object');
+      const listed = await strays.list(withListRule({ where: [], sort: [], limit: 100 }, asOwner));
+      assert.deepEqual(ids(listed), ids(records.filter((record) => record.ownerId === 7)));
+    });
+
     it('binds only what the stores can: id bounds, text no record holds, long lists', async () => {
       const edges = store.collection('edges');
       const texts = ['a', 'a b', 'b', '', 'é', '\uffff', '😀'];
@@ -229,9 +262,10 @@ for (const kind of STORE_KINDS) {
       );
       const rule = listRule("ownerId == auth.id || auth.role == 'staff'");
       assert.equal(listRuleFilter(rule, { id: 1, role: 'staff' }), true);
-      assert.deepEqual(listRuleFilter(listRule('auth.id == ownerId'), null), {
-        where: [{ field: { path: ['ownerId'] }, op: 'eq', value: null }],
-      });
+      // Without credentials, no record is the caller's, not even one without an owner.
+      assert.equal(listRuleFilter(listRule('auth.id == ownerId'), null), false);
+      assert.equal(listRuleFilter(listRule('ownerId != auth.id'), null), false);
+      assert.equal(listRuleFilter(listRule('!(auth.id == ownerId)'), null), true);
       const filter = listRuleFilter(rule, { id: 7, role: 'user' });
       assert.deepEqual(filter, { where: [{ field: { path: ['ownerId'] }, op: 'eq', value: 7 }] });
       assert.ok(typeof filter === 'object');

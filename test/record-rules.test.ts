@@ -28,7 +28,10 @@ const WRITES: readonly Case[] = [
   { method: 'DELETE', tunnelled: true },
 ];
 
-/** A reviews collection anyone may read, whose records name users: for expansions. */
+/**
+ * A reviews collection anyone may read, whose records name users: for expansions; and notes,
+ * whose owner is optional, each its owner's alone unless public.
+ */
 function shopWithReviews(): string {
   const dir = mkdtempSync(join(tmpdir(), 'restock-rules-'));
   cpSync('schemas/shop', dir, { recursive: true });
@@ -39,6 +42,13 @@ function shopWithReviews(): string {
     'x-rules': { list: 'true', view: 'true' },
   };
   writeFileSync(join(dir, 'reviews.schema.json'), JSON.stringify(reviews));
+  const mine = 'userId == auth.id';
+  const notes = {
+    type: 'object',
+    properties: { userId: { type: ['integer', 'null'] }, text: { type: 'string' }, public: { type: 'boolean' } },
+    'x-rules': { list: `${mine} || public`, view: `${mine} || public`, update: mine, delete: mine },
+  };
+  writeFileSync(join(dir, 'notes.schema.json'), JSON.stringify(notes));
   return dir;
 }
 
@@ -245,6 +255,44 @@ for (const kind of STORE_KINDS) {
         await assert.rejects(feed.take(1), /the stream ended/);
       } finally {
         await store.close();
+      }
+    });
+
+    it('gives no one without credentials a record without an owner: userId == auth.id holds for no one', async () => {
+      const note = async (fields: Record<string, unknown>) => {
+        const made = await as('write', { method: 'POST', url: '/note/', payload: fields });
+        assert.equal(made.statusCode, 201, made.body);
+        return body(made).id as number;
+      };
+      const anyone = await openEventStream(`${origin}/notes/events/`);
+      try {
+        const ownerless = await note({ text: 'no one' });
+        const nulled = await note({ text: 'null', userId: null });
+        const shown = await note({ text: 'for all', public: true });
+        const [first] = await anyone.take(1);
+        assert.equal(JSON.parse(first?.data ?? '{}').id, shown, 'the feed skips notes without an owner');
+        const listed = await as('anonymous', { method: 'GET', url: '/notes/', headers: { prefer: 'count=exact' } });
+        assert.deepEqual(
+          body<{ id: number }[]>(listed).map((listedNote) => listedNote.id),
+          [shown],
+        );
+        assert.equal(listed.headers['x-total-count'], '1');
+        for (const id of [ownerless, nulled]) {
+          for (const [method, payload] of [['GET'], ['PUT', { text: 'mine now' }], ['DELETE']] as const) {
+            const sent = await as('anonymous', { method, url: `/note/${id}/`, ...(payload && { payload }) });
+            assert.equal(sent.statusCode, 404, `${method} ${id}: ${sent.body}`);
+          }
+          const kept = await as('write', { method: 'GET', url: `/note/${id}/` });
+          assert.notEqual(body(kept).text, 'mine now');
+        }
+        // An account's own note is still its own.
+        const adas = await note({ text: 'Ada', userId: shop.people.ada.id });
+        assert.equal(
+          (await as('ada', { method: 'PUT', url: `/note/${adas}/`, payload: { text: 'A.' } })).statusCode,
+          200,
+        );
+      } finally {
+        await anyone.close();
       }
     });
 

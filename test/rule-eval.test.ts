@@ -1,7 +1,8 @@
 /**
  * Record rules evaluated in JavaScript (src/records/rules/rule-eval.ts): typed comparisons
  * as the filter operators make them, null and missing fields, `in` with a list and with a
- * field holding an array, a field alone as `== true`, and anonymous callers.
+ * field holding an array, a field alone as `== true`, and callers without credentials, for
+ * whom no comparison with `auth.*` holds.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -183,15 +184,48 @@ describe('rule evaluation', () => {
     );
   });
 
-  it('reads null for every claim of an anonymous caller', () => {
+  it('holds no comparison with auth.* for a caller without credentials, whatever the operator', () => {
     table(
       { auth: null, record: { ownerId: 7, public: true } },
       {
         'ownerId == auth.id': false,
-        'auth.id == null': true,
+        'auth.id == null': false,
         'auth.role != null': false,
         "public || auth.role == 'staff'": true,
         'auth.verified': false,
+        '!(auth.id != null)': true,
+      },
+    );
+    // A record without the field, or with null or a null in its list, matches no one's missing id.
+    for (const record of [{}, { userId: null, memberIds: [null] }]) {
+      table(
+        { auth: null, record, body: {} },
+        {
+          'userId == auth.id': false,
+          'auth.id == userId': false,
+          'userId != auth.id': false,
+          'userId <= auth.id': false,
+          'userId >= auth.id': false,
+          'userId < auth.id': false,
+          'auth.id in memberIds': false,
+          "auth.role in ['staff', null]": false,
+          'body.userId == auth.id': false,
+          'auth.id == auth.role': false,
+          '!(userId == auth.id)': true,
+          'userId == null': true,
+        },
+      );
+    }
+  });
+
+  it('reads a claim a signed-in caller lacks as null, and "signed in" as auth.id != null', () => {
+    table(
+      { auth: { id: 4 }, record: { userId: null } },
+      {
+        'auth.role == null': true,
+        'auth.role != null': false,
+        'auth.id != null': true,
+        'auth.id == null': false,
       },
     );
   });

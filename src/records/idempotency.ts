@@ -4,7 +4,7 @@
  * creating a second record. The HTTP layer says whose keys they are and sweeps old ones
  * (src/http/routes/records/idempotency.ts).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { IdempotencyKeys, IdempotentCreate, StoredRecord } from '../store/store.js';
 import { Refusal } from './refusal.js';
 
@@ -21,13 +21,13 @@ export async function claimKey(
   keys: IdempotencyKeys,
   /** Whose key it is, and the key. */
   { scope, key }: { scope: string; key: string },
-  /** What identifies the request: its effective method, canonical path and body. */
-  what: { method: string; path: string; body: string },
+  /** What identifies the request. */
+  what: RequestIdentity,
   /** After how long a claim that never completed is taken over. */
   staleAfterMs: number,
 ): Promise<IdempotentOutcome> {
   const token = randomUUID();
-  const found = await keys.claim(scope, key, fingerprintOf(what), token, staleAfterMs);
+  const found = await keys.claim(scope, key, fingerprintOf(await keys.fingerprintKey(), what), token, staleAfterMs);
   switch (found.state) {
     case 'claimed':
       return { kind: 'create', claim: { scope, key, token } };
@@ -51,9 +51,28 @@ export async function claimKey(
   }
 }
 
-/** What a key remembers of its request, to tell a retry from another request under the same key. */
-export function fingerprintOf(what: { method: string; path: string; body: string }): string {
-  return createHash('sha256').update(`${what.method} ${what.path}\n${what.body}`).digest('hex');
+/** What tells a retry from another request under the same key. */
+export interface RequestIdentity {
+  /** The effective method and the canonical path. */
+  readonly method: string;
+  readonly path: string;
+  /** The body as written (a batch's as sent, its passwords in it). */
+  readonly body: string;
+  /** A create's password, taken out of `body`: a retry with another is another request. */
+  readonly password?: string;
+}
+
+/**
+ * What a key remembers of its request: an HMAC-SHA-256 of all of it under the server's
+ * `key`, never the request itself. Keyed, because a request may carry a password: an
+ * unkeyed hash of a body whose other fields are known would let whoever reads the
+ * database try passwords against it.
+ */
+export function fingerprintOf(key: Buffer, what: RequestIdentity): string {
+  const { method, path, body, password } = what;
+  return createHmac('sha256', key)
+    .update(JSON.stringify([method, path, body, password ?? null]))
+    .digest('hex');
 }
 
 /** The key an `Idempotency-Key` header holds (a bare token or a structured-field "string"), or undefined. */

@@ -18,6 +18,7 @@ export const STORE_TABLES: readonly string[] = [
   'refresh_families',
   'refresh_tokens',
   'schema_migrations',
+  'server_secrets',
   'signing_keys',
 ];
 

@@ -10,7 +10,7 @@ import type { BatchPlan, BatchResult } from './batch-model.js';
 import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 import type { StoredRecord } from './record-model.js';
-import type { IdempotentCreate, WriteConditions } from './write-model.js';
+import type { IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
@@ -81,7 +81,7 @@ export interface Records {
    * for merge. In the same transaction, an `Idempotency-Key` that created the record forgets
    * its copy of it (a retry then hears it is gone).
    */
-  remove(id: number, conditions?: Pick<WriteConditions, 'ifVersion' | 'allow'>): Promise<StoredRecord | undefined>;
+  remove(id: number, conditions?: RemoveConditions): Promise<StoredRecord | undefined>;
   /**
    * The record whose `field` (a unique one) holds the text `value`, compared as the field's
    * unique index compares it (ignoring ASCII case where it does); for signing in.
@@ -133,6 +133,11 @@ export interface IdempotencyKeys {
   release(scope: string, key: string, token: string): Promise<void>;
   /** Forgets keys created before `before`; resolves with how many. */
   sweep(before: Date): Promise<number>;
+  /**
+   * The key of the requests' fingerprints (HMAC-SHA-256), kept in the database: the same
+   * for every instance on it, so a retry is recognised by whichever instance it reaches.
+   */
+  fingerprintKey(): Promise<Buffer>;
 }
 
 /**

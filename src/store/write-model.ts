@@ -23,13 +23,24 @@ export interface WriteConditions {
   /** The most bytes the record's fields may take as compact JSON; more throws {@link RecordTooLargeError}. */
   readonly maxBytes?: number;
   /**
-   * Called with the record as it is, under the write's lock, before it changes: a throw
-   * (a record rule refusing the caller) leaves it unchanged and is passed on.
+   * Whether the caller may see the record as it is, asked under the write's lock before
+   * anything else: one it may not see is, to this write, not there. It then gets exactly a
+   * missing id's answer (none, or {@link PreconditionFailedError} under `ifVersion`), so no
+   * write, condition or not, tells which ids exist.
+   */
+  readonly visible?: (current: StoredRecord) => boolean;
+  /**
+   * Called with a record the caller may see, under the write's lock, before it changes and
+   * before `ifVersion` is compared: a throw (a record rule refusing the caller) leaves it
+   * unchanged and is passed on.
    */
   readonly allow?: (current: StoredRecord) => void;
   /** An account's new password hash, written in the same transaction. */
   readonly secret?: string;
 }
+
+/** What a delete may be held to: a merge's conditions that do not concern the fields written. */
+export type RemoveConditions = Pick<WriteConditions, 'ifVersion' | 'visible' | 'allow'>;
 
 /** Ties a create to an `Idempotency-Key` claim, so that both are written or neither. */
 export interface IdempotentCreate {

@@ -4,8 +4,9 @@
  * `ownerId == auth.id || auth.role == 'staff'` is no condition for staff and `ownerId eq 7`
  * for account 7. What must all hold goes in the query's `where`, where the planner, the
  * indexes and keyset paging treat it as the filter `?ownerId=7`; the rest is the query's
- * `rule`, a tree of conditions. Each comparison is decided as ./rule-eval.ts decides it, so
- * a listed record is one the rule holds for, and the other way round.
+ * `rule`, a tree of conditions. Each comparison is decided as ./rule-eval.ts decides it (one
+ * with `auth.*` is false for a caller without credentials), so a listed record is one the
+ * rule holds for, and the other way round.
  */
 import { SYSTEM_FIELDS } from '../../core/collection.js';
 import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
@@ -20,7 +21,15 @@ import {
   type RuleFilter,
 } from '../../store/store.js';
 import { idBound } from '../list-query.js';
-import { comparisonHolds, isScalar, OPERATOR_OF, operandValue, type RuleContext, SWAPPED } from './rule-eval.js';
+import {
+  callerless,
+  comparisonHolds,
+  isScalar,
+  OPERATOR_OF,
+  operandValue,
+  type RuleContext,
+  SWAPPED,
+} from './rule-eval.js';
 
 /** No record may be listed (false), every one may (true), or those meeting these conditions. */
 export type ListRule = boolean | { readonly where: readonly Condition[]; readonly rule?: RuleFilter };
@@ -67,7 +76,7 @@ function fold(node: RuleNode, values: RuleContext): Residue {
       return decisive ? { or: kept } : { and: kept };
     }
     case 'compare':
-      return compare(node.op, node.left, node.right, values);
+      return callerless(node, values) ? false : compare(node.op, node.left, node.right, values);
   }
 }
 

@@ -9,7 +9,7 @@
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
 import type { RuleAuth, RuleOperation } from '../../core/rules/rule-tree.js';
-import type { ListQuery, StoredRecord } from '../../store/store.js';
+import type { ListQuery, StoredRecord, WriteConditions } from '../../store/store.js';
 import { Refusal } from '../refusal.js';
 import { listRuleFilter, withListRule } from './list-rule.js';
 import { ruleHolds } from './rule-eval.js';
@@ -77,23 +77,33 @@ export class RecordAccess {
   }
 
   /**
-   * The check a change or delete runs on the record as it is, under the write's lock: a
-   * record the caller may not view is not found (404), one it may view but not change is
-   * forbidden (403). `body` is a change's patch; an account may not change the owner field.
+   * The checks a change or delete runs on the record as it is, under the write's lock, as
+   * its store conditions: a record the caller may not view is, to the write, not there
+   * (`visible`), so it answers exactly as a missing id does, 404 or, under `If-Match`, 412;
+   * one it may view but not change is forbidden (403), whatever its `If-Match`, since the
+   * caller may not do this at all. `body` is a change's patch; an account may not change
+   * the owner field. Nothing for a key, or where the collection has no rules.
    */
-  guard(caller: Caller, operation: 'update' | 'delete', body?: Fields): ((current: StoredRecord) => void) | undefined {
-    if ('kind' in caller || !this.ruled(caller)) return undefined;
+  guard(caller: Caller, operation: 'update' | 'delete', body?: Fields): Pick<WriteConditions, 'visible' | 'allow'> {
+    if (!this.ruled(caller)) return {};
     const { owner } = this.collection;
-    return (current) => {
-      const record = { ...parse(current.data), ...system(current) };
-      if (!this.canView(caller, current, record)) throw notFound(this.collection.singular, current.id);
-      if (body && owner !== undefined && Object.hasOwn(body, owner)) {
-        throw new Refusal('forbidden', `No account may change the ${owner} of a ${this.collection.singular}.`);
-      }
-      const rule = this.#rule(caller, operation);
-      if (rule && !ruleHolds(rule, { auth: caller.auth, record, ...(body && { body }) })) {
-        throw this.#forbidden(operation);
-      }
+    // The record's fields, parsed once for both checks.
+    let parsed: { current: StoredRecord; record: Fields } | undefined;
+    const recordOf = (current: StoredRecord) => {
+      if (parsed?.current !== current) parsed = { current, record: { ...parse(current.data), ...system(current) } };
+      return parsed.record;
+    };
+    return {
+      visible: (current) => this.canView(caller, current, recordOf(current)),
+      allow: (current) => {
+        if (body && owner !== undefined && Object.hasOwn(body, owner)) {
+          throw new Refusal('forbidden', `No account may change the ${owner} of a ${this.collection.singular}.`);
+        }
+        const rule = this.#rule(caller, operation);
+        if (rule && !ruleHolds(rule, { auth: caller.auth, record: recordOf(current), ...(body && { body }) })) {
+          throw this.#forbidden(operation);
+        }
+      },
     };
   }
 

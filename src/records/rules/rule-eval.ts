@@ -7,7 +7,10 @@
 import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
 import { FILTER_OPERATORS, type JsonScalar } from '../../store/filter-operators.js';
 
-/** What a rule is evaluated against; `auth` is null for an anonymous caller (every `auth.*` is then null). */
+/**
+ * What a rule is evaluated against; `auth` is null for a caller without credentials, for
+ * whom every comparison with an `auth.*` side is false (see {@link callerless}).
+ */
 export interface RuleContext {
   readonly auth: RuleAuth | null;
   readonly record?: object;
@@ -32,8 +35,24 @@ export function ruleHolds(node: RuleNode, context: RuleContext): boolean {
     case 'not':
       return !ruleHolds(node.item, context);
     case 'compare':
+      if (callerless(node, context)) return false;
       return comparisonHolds(node.op, operandValue(node.left, context), operandValue(node.right, context));
   }
+}
+
+/**
+ * Whether a comparison is false before any value is read: it has an `auth.*` side and the
+ * caller no credentials, so there is nothing of its own to compare, whatever the operator
+ * (`!=` included). Read as null, `userId == auth.id` would hold for every record without a
+ * `userId`, and `auth.id in memberIds` for one whose list holds a null. `!` of it holds:
+ * `!(auth.id != null)` is how a rule says "not signed in".
+ */
+export function callerless(node: { readonly left: Operand; readonly right: Operand }, context: RuleContext): boolean {
+  return context.auth === null && (readsAuth(node.left) || readsAuth(node.right));
+}
+
+function readsAuth(operand: Operand): boolean {
+  return operand.kind === 'field' && operand.scope === 'auth';
 }
 
 /** An operand's value: a literal's, a list's items, or the field's (undefined when missing). */

@@ -123,6 +123,7 @@ const migrations: readonly Migration[] = [
       yield sql('ALTER TABLE change_inbox ADD COLUMN tx xid8 NOT NULL DEFAULT pg_current_xact_id()');
     },
   },
+  { version: 11, ...shared.serverSecrets },
 ];
 
 /**

@@ -12,6 +12,7 @@ import {
   IdempotencyConflictError,
   type IdempotentCreate,
   PreconditionFailedError,
+  type RemoveConditions,
   type StoredRecord,
   type WriteConditions,
 } from '../store.js';
@@ -26,8 +27,6 @@ import { completeClaim } from './sql-idempotency.js';
 
 export const records = (result: Result) => result.rows as unknown as StoredRecord[];
 export const isoNow = () => new Date().toISOString();
-
-export type RemoveConditions = Pick<WriteConditions, 'ifVersion' | 'allow'>;
 
 export interface RecordPrograms {
   /** Whether a create needs more than its INSERT (references, a password, a key). */
@@ -53,6 +52,22 @@ export interface RecordPrograms {
   remove(id: number, conditions: RemoveConditions): Program<StoredRecord | undefined>;
   /** The password hashes of an account collection (a mistake in the code for any other). */
   passwords(): NonNullable<ReturnType<typeof secretSql>>;
+}
+
+/**
+ * The record a change or delete under `conditions` goes ahead with, read under the write's
+ * lock: undefined when there is none, and so when the caller may not see it, which answers
+ * exactly as a missing id does (a {@link PreconditionFailedError} under `ifVersion`). One it
+ * may see meets `allow` (a refusal there comes before any `ifVersion`: the caller may not do
+ * this at all), then `ifVersion`.
+ */
+function seen(current: StoredRecord | undefined, conditions: RemoveConditions): StoredRecord | undefined {
+  const { ifVersion, visible, allow } = conditions;
+  const found = current && (visible?.(current) ?? true) ? current : undefined;
+  if (found) allow?.(found);
+  if (found && versionMatches(ifVersion, found.version)) return found;
+  if (ifVersion !== undefined) throw new PreconditionFailedError();
+  return undefined;
 }
 
 export function recordPrograms(dialect: SqlDialect, collection: Collection, catalog: Catalog): RecordPrograms {
@@ -133,13 +148,10 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     },
     linked,
     keepSecrets,
-    *merge(id, patch, { check, ifVersion, maxBytes, allow, secret }) {
-      const current = yield* first<StoredRecord>(sql.lockToChange({ id }));
-      if (current) allow?.(current);
-      if (!current || !versionMatches(ifVersion, current.version)) {
-        if (ifVersion !== undefined) throw new PreconditionFailedError();
-        return undefined;
-      }
+    *merge(id, patch, conditions) {
+      const { check, maxBytes, secret } = conditions;
+      const current = seen(yield* first<StoredRecord>(sql.lockToChange({ id })), conditions);
+      if (!current) return undefined;
       if (secret !== undefined) yield* passwords().change(id, secret);
       const data = mergedFields(current.data, patch, maxBytes);
       const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
@@ -147,13 +159,12 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
       if (refers) yield* relink(current, record, true);
       return record;
     },
-    *remove(id, { ifVersion, allow }) {
+    *remove(id, conditions) {
+      const { ifVersion, visible, allow } = conditions;
       const versions = ifVersion === undefined || ifVersion === '*' ? undefined : ifVersion;
-      if (versions?.length === 0) throw new PreconditionFailedError();
-      if (allow) {
-        const current = yield* first<StoredRecord>(sql.lock({ id }));
-        if (current) allow(current);
-      }
+      if (visible || allow) {
+        if (!seen(yield* first<StoredRecord>(sql.lock({ id })), conditions)) return undefined;
+      } else if (versions?.length === 0) throw new PreconditionFailedError();
       const removed = records(
         yield versions ? sql.removeIf({ id, versions: dialect.intList(versions) }) : sql.remove({ id }),
       )[0];

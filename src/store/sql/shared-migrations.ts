@@ -8,6 +8,7 @@ import { createAccountTables } from './account-tables.js';
 import { createChangeTables } from './change-log-sql.js';
 import type { Migration } from './driver.js';
 import { createReferenceTables } from './reference-sql.js';
+import { createServerSecrets } from './server-secrets.js';
 
 export type SharedMigration = Omit<Migration, 'version'>;
 
@@ -16,10 +17,12 @@ export function sharedMigrations(idType: string): {
   references: SharedMigration;
   changeLog: SharedMigration;
   accounts: SharedMigration;
+  serverSecrets: SharedMigration;
 } {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
     changeLog: { name: 'change log', up: () => createChangeTables(idType) },
     accounts: { name: 'accounts', up: () => createAccountTables(idType) },
+    serverSecrets: { name: 'server secrets', up: () => createServerSecrets() },
   };
 }

@@ -118,7 +118,7 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       return guard(driver.transaction(work), table);
     },
     async remove(id, conditions = {}) {
-      if (programs.removeNeedsMore || conditions.allow) {
+      if (programs.removeNeedsMore || conditions.visible || conditions.allow) {
         return guard(
           driver.transaction(() => programs.remove(id, conditions)),
           table,

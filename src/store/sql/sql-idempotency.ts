@@ -15,6 +15,7 @@ import type { Guard } from './driver.js';
 import type { SqlEngine } from './engine.js';
 import { type StoredKey, settledClaim } from './idempotency-claim.js';
 import { first, type Program, type Sql, statement } from './program.js';
+import { serverSecret } from './server-secrets.js';
 
 /** How many times a claim looks again for a key released between its INSERT and its SELECT. */
 const CLAIM_ATTEMPTS = 3;
@@ -58,6 +59,7 @@ function completed(
 }
 
 export function sqlIdempotencyKeys({ driver, dialect }: SqlEngine, guard: Guard): IdempotencyKeys {
+  const fingerprintKey = serverSecret({ driver, dialect }, guard, 'idempotency fingerprints');
   const { placeholder, keyClock } = dialect;
   const ofKey = (p: (name: 'scope' | 'key') => string) => `scope = ${p('scope')} AND key = ${p('key')}`;
   const insert = statement<'scope' | 'key' | 'fingerprint' | 'token'>(
@@ -120,5 +122,6 @@ export function sqlIdempotencyKeys({ driver, dialect }: SqlEngine, guard: Guard)
       // `before` as an age on the database's clock; a moment still to come is a negative age.
       return (await guard(driver.write(sweep({ ageMs: Date.now() - before.getTime() })))).changes;
     },
+    fingerprintKey,
   };
 }

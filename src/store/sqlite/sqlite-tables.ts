@@ -85,6 +85,7 @@ const migrations: readonly Migration[] = [
       for (const table of collections) yield* dropSearchIndex(table);
     },
   },
+  { version: 8, ...shared.serverSecrets },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */

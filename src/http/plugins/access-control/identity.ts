@@ -71,11 +71,6 @@ export function callerName(request: FastifyRequest): string | undefined {
   return auth ? `account:${String(auth.collection ?? auth.iss ?? '')}:${String(auth.id)}` : undefined;
 }
 
-/** Whose `Idempotency-Key`s these are: keys sent by different callers never meet. */
-export function idempotencyScopeOf(request: FastifyRequest): string {
-  return callerName(request) ?? 'anonymous';
-}
-
 /** The identity `header` (an Authorization header's value) gives. */
 export async function identify(
   header: string | undefined,

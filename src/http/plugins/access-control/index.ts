@@ -28,7 +28,6 @@ export {
   callerName,
   callerOf,
   credentialOf,
-  idempotencyScopeOf,
   type TokenCheck,
   tokenExpiryOf,
 } from './identity.js';

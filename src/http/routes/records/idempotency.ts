@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONFIG_DEFAULTS } from '../../../config/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
+import { rateLimitKey } from '../../plugins/rate-limit/index.js';
 import { registerSweep } from '../sweep.js';
 
 export interface IdempotencyOptions {
@@ -25,8 +26,17 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
   ttlMs: CONFIG_DEFAULTS.idempotencyKeyHours * 60 * 60 * 1000,
   sweepEveryMs: 60 * 60 * 1000,
   staleAfterMs: 60 * 1000,
-  scopeOf: () => 'anonymous',
+  scopeOf: idempotencyScopeOf,
 };
+
+/**
+ * Whose keys a request's are: its API key's or account's, else its client address's (its
+ * rate limit budget's), so that keys sent by different callers never meet, two clients
+ * without credentials included: neither replays, nor blocks, the other's request.
+ */
+export function idempotencyScopeOf(request: FastifyRequest): string {
+  return rateLimitKey(request);
+}
 
 /** Sweeps expired keys now and then while the app runs. */
 export function registerIdempotencySweep(app: FastifyInstance, keys: IdempotencyKeys, options: IdempotencyOptions) {

@@ -12,7 +12,6 @@ import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type Caller, RecordAccess } from '../../../records/rules/record-access.js';
 import { viewableSource } from '../../../records/rules/viewable-source.js';
 import type { Store } from '../../../store/store.js';
-import { idempotencyScopeOf } from '../../plugins/access-control/index.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
@@ -46,7 +45,7 @@ export interface RecordRoutesOptions {
 }
 
 /**
- * Bodies come through the JSON body plugin, and Idempotency-Keys are kept per API key, as
+ * Bodies come through the JSON body plugin, and Idempotency-Keys are kept per caller, as
  * access control identifies the caller, and the change feeds count themselves on /metrics:
  * hence those dependencies.
  */
@@ -67,7 +66,6 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
   const idempotency = {
     ...DEFAULT_IDEMPOTENCY_OPTIONS,
     ttlMs: config.idempotencyKeyHours * 3_600_000,
-    scopeOf: idempotencyScopeOf,
   };
   registerIdempotencySweep(app, store.idempotency, idempotency);
   const costlyQueries = new InFlightGate(

@@ -153,19 +153,17 @@ export function batchSteps(
       case 'merge': {
         const patch = fields ?? {};
         if (mentions[index]) size.settle(index, Buffer.byteLength(JSON.stringify(patch)));
-        const allow = access.guard(caller, 'update', patch);
         const conditions = {
           ifVersion: ifMatchVersions(operation.ifMatch, id),
           check: checks.merged,
           maxBytes: options.maxRecordBytes,
-          ...(allow && { allow }),
+          ...access.guard(caller, 'update', patch),
           ...(secret !== undefined && { secret }),
         };
         return { collection, kind: 'merge', id, patch, conditions };
       }
       case 'remove': {
-        const allow = access.guard(caller, 'delete');
-        const conditions = { ifVersion: ifMatchVersions(operation.ifMatch, id), ...(allow && { allow }) };
+        const conditions = { ifVersion: ifMatchVersions(operation.ifMatch, id), ...access.guard(caller, 'delete') };
         return { collection, kind: 'remove', id, conditions };
       }
       case 'read':

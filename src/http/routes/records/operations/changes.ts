@@ -21,13 +21,13 @@ export function modifyOperation(context: OperationContext): Operation {
       // Parsed already: the store merges the object, without writing and reading it again.
       const { fields: patch, password } = context.password(clientFields(request.body));
       const ifVersion = ifMatchVersions(request.headers['if-match'], id);
-      const allow = access.guard(callerOf(request), 'update', patch);
+      const guard = access.guard(callerOf(request), 'update', patch);
       const secret = password === undefined ? undefined : await context.hash(request, password);
       const record = await options.records.merge(id, patch, {
         ifVersion,
         check: checks.merged,
         maxBytes: options.maxRecordBytes,
-        ...(allow && { allow }),
+        ...guard,
         ...(secret !== undefined && { secret }),
       });
       if (!record) throw notFound(id);
@@ -42,8 +42,7 @@ export function removeOperation({ options, access, idOf, notFound }: OperationCo
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
       const ifVersion = ifMatchVersions(request.headers['if-match'], id);
-      const allow = access.guard(callerOf(request), 'delete');
-      const record = await options.records.remove(id, { ifVersion, ...(allow && { allow }) });
+      const record = await options.records.remove(id, { ifVersion, ...access.guard(callerOf(request), 'delete') });
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();

@@ -21,7 +21,7 @@ export function createOperation(context: OperationContext): Operation {
       ? sendCreated(reply, record)
       : sendRecord(reply.header('location', paths.item(record.id)), 201, record);
 
-  /** What the body asks to write: one record's text and password hash, or many records' texts. */
+  /** What the body asks to write: one record's text, password and its hash, or many records' texts. */
   const prepare = async (request: FastifyRequest) => {
     const caller = callerOf(request);
     if (isBulk(request)) {
@@ -37,18 +37,24 @@ export function createOperation(context: OperationContext): Operation {
     const data = JSON.stringify(ready);
     const bytes = Buffer.byteLength(data);
     if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
-    return { data, secret: password === undefined ? undefined : await context.hash(request, password) };
+    if (password === undefined) return { data };
+    return { data, password, secret: await context.hash(request, password) };
   };
 
   return {
     async handler(request, reply) {
-      const { texts, data = `[${texts?.join(',')}]`, secret } = await prepare(request);
+      const { texts, data = `[${texts?.join(',')}]`, password, secret } = await prepare(request);
       const write = (claim?: IdempotentCreate) =>
         texts ? createAll(texts, bulk, () => records.createMany(texts, claim)) : records.create(data, claim, secret);
       const key = idempotencyKeyIn(request.headers['idempotency-key']);
       if (key === undefined) return created(reply, await write());
 
-      const what = { method: request.method, path: paths.create, body: data };
+      const what = {
+        method: request.method,
+        path: paths.create,
+        body: data,
+        ...(password !== undefined && { password }),
+      };
       const outcome = await claimKey(
         options.idempotencyKeys,
         { scope: options.idempotency.scopeOf(request), key },
