@@ -71,6 +71,7 @@ const SHARDS = [
     'client-accounts',
     'client-batch',
     'client-calls',
+    'fair-hashing',
     'generated-client',
     'hostile-records',
     'method-override',

@@ -146,8 +146,10 @@ export const PROBLEM_TYPES = {
   },
   'too-many-sign-ins': {
     status: 429,
-    title: 'Too many failed sign-ins',
-    description: 'This account, or this address, failed to sign in too often lately; retry after Retry-After seconds.',
+    title: 'Too many sign-ins',
+    description:
+      'This account, or this address, failed to sign in too often lately, or has as many passwords being checked ' +
+      '(sign-ins, sign-ups, password changes) as it may, now or in this quarter hour; retry after Retry-After seconds.',
   },
   'too-many-costly-queries': {
     status: 429,
