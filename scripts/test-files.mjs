@@ -45,6 +45,7 @@ const SHARDS = [
   ],
   [
     'access',
+    'address-budgets',
     'client-types',
     'collections',
     'compression',

@@ -155,8 +155,8 @@ export const PROBLEM_TYPES = {
     status: 429,
     title: 'Too many costly queries',
     description:
-      'This credential (or address, without one) already has as many costly list queries running as it may ' +
-      '(filters, searches, sorts without an index, counts); retry once one has finished.',
+      'This credential, or its address (whatever accounts sign in from it), already has as many costly list ' +
+      'queries running as it may (filters, searches, sorts without an index, counts); retry once one has finished.',
   },
   'indexed-value-too-large': {
     status: 413,
@@ -169,8 +169,8 @@ export const PROBLEM_TYPES = {
     status: 429,
     title: 'Too many change feeds',
     description:
-      'This credential (or address, without one) already has as many change feeds open as it may; ' +
-      'close one, or retry after Retry-After seconds.',
+      'This credential, or its address (whatever accounts sign in from it), already has as many change feeds ' +
+      'open as it may; close one, or retry after Retry-After seconds.',
   },
   'headers-too-large': {
     status: 431,
