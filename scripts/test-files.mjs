@@ -47,6 +47,7 @@ const SHARDS = [
   ],
   [
     'access',
+    'address-budgets',
     'client-types',
     'collections',
     'compression',
@@ -73,6 +74,7 @@ const SHARDS = [
     'client-accounts',
     'client-batch',
     'client-calls',
+    'fair-hashing',
     'generated-client',
     'hostile-records',
     'idempotent-passwords',

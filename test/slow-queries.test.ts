@@ -177,6 +177,48 @@ for (const kind of STORE_KINDS) {
         await total.close();
       }
     });
+
+    it('gives one address only its share of the costly queries, however many accounts it signs in with', async () => {
+      // The shop's accounts over the same products; one address may run a quarter of four,
+      // and no less than a client's one: one.
+      const { server, close } = await seeded(kind, {
+        SCHEMAS: 'schemas/shop',
+        PASSWORD_HASH_COST: '10,8,1',
+        TRUST_PROXY: '127.0.0.1',
+        MAX_COSTLY_QUERIES: '4',
+        MAX_COSTLY_QUERIES_PER_CLIENT: '1',
+      });
+      try {
+        const headers = (address: string, token?: string) => ({
+          'content-type': 'application/json',
+          'x-forwarded-for': address,
+          ...(token && { authorization: `Bearer ${token}` }),
+        });
+        const account = async (address: string, name: string) => {
+          const payload = JSON.stringify({ email: `${name}@example.com`, password: `${name} knows this one` });
+          const post = (url: string, body: string) =>
+            fetch(`${server.url}${url}`, { method: 'POST', headers: headers(address), body });
+          assert.equal((await post('/user/', JSON.stringify({ ...JSON.parse(payload), name }))).status, 201);
+          return ((await (await post('/users/auth/', payload)).json()) as { token: string }).token;
+        };
+        const [one, two, other] = [
+          await account('203.0.113.66', 'mal'),
+          await account('203.0.113.66', 'mel'),
+          await account('198.51.100.7', 'ada'),
+        ];
+        const search = async (address: string, token: string) =>
+          (await fetch(`${server.url}${NOWHERE}`, { headers: headers(address, token) })).status;
+        const [first, second, bystander] = await Promise.all([
+          search('203.0.113.66', one),
+          search('203.0.113.66', two),
+          search('198.51.100.7', other),
+        ]);
+        assert.deepEqual([first, second].sort(), [200, 429], 'the address’s second search at once is refused');
+        assert.equal(bystander, 200, 'another address’s search runs');
+      } finally {
+        await close();
+      }
+    });
   });
 }
 

@@ -46,6 +46,12 @@ export const AUTH_SETTINGS = {
     group: 'server',
     help: 'scrypt’s cost for account passwords, `log2(N),r,p`; hashes made at an earlier cost are still checked',
   },
+  passwordHashBudget: {
+    default: '100',
+    parse: integer(0, 1_000_000),
+    group: 'server',
+    help: 'passwords checked or hashed (sign-ins, whether right or wrong, sign-ups, password changes) per client address, and per account, per 15 minutes in this process (`429` past it); API keys have no such budget; `0`: none',
+  },
   signInMaxFailures: {
     default: '10',
     parse: integer(1, 1_000_000),

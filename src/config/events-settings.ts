@@ -25,6 +25,6 @@ export const EVENTS_SETTINGS = {
     default: '50',
     parse: integer(0, 1_000_000),
     group: 'server',
-    help: 'change feeds one API key (or client address) may have open at once (`429` past it); `0`: no cap',
+    help: 'change feeds one API key, account or client address may have open at once (`429` past it); one address, whatever accounts it signs in with, at most a quarter of `EVENTS_MAX_FEEDS` and no less than this; `0`: no cap per client or per address',
   },
 } satisfies Record<string, Setting<unknown>>;

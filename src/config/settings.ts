@@ -174,7 +174,7 @@ export const SETTINGS = {
     default: '1000',
     parse: integer(0, 1_000_000_000),
     group: 'server',
-    help: 'requests per window per API key (per client address without one); `0`: no limit',
+    help: 'requests per window per API key, per account, and per client address (requests with an account’s token spend both, requests without a valid credential the address’s); `0`: no limit',
   },
   rateLimitWindow: {
     default: '60000',
@@ -192,7 +192,7 @@ export const SETTINGS = {
     default: '2',
     parse: integer(0, 10_000),
     group: 'server',
-    help: 'costly list queries one API key (or client address) may have running at once; `0`: no cap',
+    help: 'costly list queries one API key, account or client address may have running at once (`429` past it); one address, whatever accounts it signs in with, at most a quarter of `MAX_COSTLY_QUERIES` and no less than this; `0`: no cap per client or per address',
   },
   redisUrl: {
     default: '',

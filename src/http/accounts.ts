@@ -26,6 +26,7 @@ type AccountSettings = Pick<
   | 'accessTokenMinutes'
   | 'refreshTokenDays'
   | 'passwordHashCost'
+  | 'passwordHashBudget'
   | 'authIssuer'
   | 'authAudience'
   | 'authJwksUrl'
@@ -50,7 +51,9 @@ export async function openAccounts(
   const verified = new VerifiedTokens((token) => tokens.verify(token));
   return {
     tokens,
-    ...(accountCollections.length > 0 && { hasher: new PasswordHasher(config.passwordHashCost) }),
+    ...(accountCollections.length > 0 && {
+      hasher: new PasswordHasher({ cost: config.passwordHashCost, budget: config.passwordHashBudget }),
+    }),
     verified,
   };
 }

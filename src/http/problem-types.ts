@@ -153,15 +153,17 @@ export const PROBLEM_TYPES = {
   },
   'too-many-sign-ins': {
     status: 429,
-    title: 'Too many failed sign-ins',
-    description: 'This account, or this address, failed to sign in too often lately; retry after Retry-After seconds.',
+    title: 'Too many sign-ins',
+    description:
+      'This account, or this address, failed to sign in too often lately, or has as many passwords being checked ' +
+      '(sign-ins, sign-ups, password changes) as it may, now or in this quarter hour; retry after Retry-After seconds.',
   },
   'too-many-costly-queries': {
     status: 429,
     title: 'Too many costly queries',
     description:
-      'This credential (or address, without one) already has as many costly list queries running as it may ' +
-      '(filters, searches, sorts without an index, counts); retry once one has finished.',
+      'This credential, or its address (whatever accounts sign in from it), already has as many costly list ' +
+      'queries running as it may (filters, searches, sorts without an index, counts); retry once one has finished.',
   },
   'indexed-value-too-large': {
     status: 413,
@@ -174,8 +176,8 @@ export const PROBLEM_TYPES = {
     status: 429,
     title: 'Too many change feeds',
     description:
-      'This credential (or address, without one) already has as many change feeds open as it may; ' +
-      'close one, or retry after Retry-After seconds.',
+      'This credential, or its address (whatever accounts sign in from it), already has as many change feeds ' +
+      'open as it may; close one, or retry after Retry-After seconds.',
   },
   'headers-too-large': {
     status: 431,

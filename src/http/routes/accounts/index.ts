@@ -15,11 +15,11 @@ import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { accountDocs } from '../../openapi/account-operations.js';
 import { registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
-import { addressKey, rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
 import { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
-import { type FailureCounts, limitFailures, memoryCounts, redisCounts } from './sign-in-limit.js';
+import { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -42,7 +42,7 @@ export const accountRoutes = fp(serveAccounts, {
 });
 
 async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions): Promise<void> {
-  const failures = options.redisUrl === '' ? memoryCounts() : redisCounts(await connectRedis(app, options.redisUrl));
+  const failures = options.redisUrl === '' ? memoryFailures() : redisCounts(await connectRedis(app, options.redisUrl));
   for (const collection of options.catalog.collections) {
     if (collection.account) registerAccountRoutes(app, collection, options, failures);
   }
@@ -89,11 +89,14 @@ function registerAccountRoutes(
             const fields = clientFields(request.body);
             const { value } = signInName(collection, fields);
             const name = `account:${collection.plural}:${value.toLowerCase()}`;
+            const address = addressKey(request);
+            // The hash is the named account's and the address's: a sign-in is anonymous.
+            const holder = { client: `sign-in:${collection.plural}:${value.toLowerCase()}`, address };
             const record = await limitFailures(
               failures,
               options.maxFailures,
-              [name, addressKey(request)],
-              () => signIn(collection, records, hasher, fields, rateLimitKey(request)),
+              [name, address],
+              () => signIn(collection, records, hasher, fields, holder),
               (error) => error instanceof Refusal && error.kind === 'invalid-credentials',
             );
             return sendTokens(reply, await tokens.issue(account(record)), record);

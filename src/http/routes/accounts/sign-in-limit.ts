@@ -7,41 +7,16 @@
  */
 import type { Redis } from 'ioredis';
 import { Refusal } from '../../../records/refusal.js';
+import { memoryCounts, type WindowCounts } from '../../../records/window-counts.js';
 
 /** The window failures are counted in. */
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-/** Keys kept in this process at most; past it the oldest window is forgotten. */
-const MAX_KEYS = 100_000;
 
-export interface FailureCounts {
-  /** Failures counted under `key` in its window, and the milliseconds left of it. */
-  read(key: string): Promise<{ count: number; leftMs: number }>;
-  add(key: string): Promise<void>;
-}
+export type FailureCounts = WindowCounts;
 
-export function memoryCounts(now: () => number = Date.now): FailureCounts {
-  const windows = new Map<string, { count: number; until: number }>();
-  const current = (key: string) => {
-    const found = windows.get(key);
-    if (found && found.until > now()) return found;
-    if (found) windows.delete(key);
-    return undefined;
-  };
-  return {
-    async read(key) {
-      const found = current(key);
-      return { count: found?.count ?? 0, leftMs: found ? found.until - now() : 0 };
-    },
-    async add(key) {
-      const found = current(key);
-      if (found) {
-        found.count++;
-        return;
-      }
-      if (windows.size >= MAX_KEYS) windows.delete(windows.keys().next().value as string);
-      windows.set(key, { count: 1, until: now() + FAILURE_WINDOW_MS });
-    },
-  };
+/** Failures counted in this process, within {@link FAILURE_WINDOW_MS}. */
+export function memoryFailures(): FailureCounts {
+  return memoryCounts(FAILURE_WINDOW_MS);
 }
 
 /** Counts in Redis; while it does not answer, nothing is counted and nothing refused (as for the request budget). */

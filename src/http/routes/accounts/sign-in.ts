@@ -6,6 +6,7 @@
  */
 import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import type { Holder } from '../../../records/in-flight-gate.js';
 import { Refusal } from '../../../records/refusal.js';
 import type { Records, StoredRecord } from '../../../store/store.js';
 
@@ -35,12 +36,12 @@ export async function signIn(
   records: Records,
   hasher: PasswordHasher,
   body: Record<string, unknown>,
-  client: string,
+  holder: Holder,
 ): Promise<StoredRecord> {
   const { field, value, password } = signInName(collection, body);
   const account = await records.findUnique(field, value);
   const hash = account ? await records.secretOf(account.id) : undefined;
-  const matched = await hasher.matches(password, hash, client);
+  const matched = await hasher.matches(password, hash, holder);
   if (!account || !matched) throw invalidCredentials();
   return account;
 }

@@ -17,7 +17,7 @@ import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
 import { parseListQuery, type RawListQuery, RESERVED } from '../../../records/list-query.js';
 import type { ChangeBounds, ChangeLog, ListQuery, RuleFilter } from '../../../store/store.js';
-import { rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { holderOf } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
 import type { ChangeFeedMetrics, CutReason } from './change-feed-metrics.js';
 
@@ -74,7 +74,7 @@ export async function followChanges(
   const query = narrow(parsed) ?? { ...parsed, rule: NOTHING };
   const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
   if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
-  const giveBack = options.gate.take(rateLimitKey(request));
+  const giveBack = options.gate.take(holderOf(request));
   let bounds: ChangeBounds;
   try {
     bounds = await options.log.bounds(options.collection);

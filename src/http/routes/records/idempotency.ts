@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONFIG_DEFAULTS } from '../../../config/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
-import { rateLimitKey } from '../../plugins/rate-limit/index.js';
+import { holderOf } from '../../plugins/rate-limit/index.js';
 import { registerSweep } from '../sweep.js';
 
 export interface IdempotencyOptions {
@@ -35,7 +35,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
  * without credentials included: neither replays, nor blocks, the other's request.
  */
 export function idempotencyScopeOf(request: FastifyRequest): string {
-  return rateLimitKey(request);
+  return holderOf(request).client;
 }
 
 /** Sweeps expired keys now and then while the app runs. */

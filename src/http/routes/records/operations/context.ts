@@ -8,7 +8,7 @@ import { refusePasswordInBulk, takePassword } from '../../../../records/accounts
 import type { BulkCreateOptions, IndexedValues } from '../../../../records/bulk-create.js';
 import { type RecordChecks, recordChecks } from '../../../../records/record-checks.js';
 import { notFound, RecordAccess } from '../../../../records/rules/record-access.js';
-import { rateLimitKey } from '../../../plugins/rate-limit/index.js';
+import { holderOf } from '../../../plugins/rate-limit/index.js';
 import type { IdParams } from '../request-shapes.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 
@@ -65,7 +65,7 @@ export function operationContext(collection: Collection, options: CollectionRout
     },
     hash(request, password) {
       if (!options.hasher) throw new Error(`${collection.plural} holds no accounts: it hashes no passwords`);
-      return options.hasher.hash(password, rateLimitKey(request));
+      return options.hasher.hash(password, holderOf(request));
     },
   };
 }

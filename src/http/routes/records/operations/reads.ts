@@ -7,7 +7,7 @@ import { parseListQuery, type RawListQuery } from '../../../../records/list-quer
 import { JSON_TYPE, recordRenderer, renderRecord } from '../../../../records/render.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/index.js';
-import { rateLimitKey } from '../../../plugins/rate-limit/index.js';
+import { holderOf } from '../../../plugins/rate-limit/index.js';
 import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';
 import { IdParamsShape, listQueryShape, type ReadQuery, readQueryShape } from '../request-shapes.js';
@@ -36,7 +36,7 @@ export function listOperation({ collection, options, paths, referenceNames, acce
         ]);
       const [page, total] =
         counted || (await records.isCostly(query))
-          ? await options.costlyQueries.run(rateLimitKey(request), read)
+          ? await options.costlyQueries.run(holderOf(request), read)
           : await read();
       await expandPage(page, expansions, options.viewable(caller), options.maxPageBytes);
       if (page.more && page.last) {
