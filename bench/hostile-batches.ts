@@ -26,9 +26,12 @@ import { startServer } from './servers.js';
 import { SHOP_SCHEMAS } from './shop-seed.js';
 
 const { values } = parseArgs({ options: { postgres: { type: 'string' }, against: { type: 'string' } } });
-const KEY = 'bench-write-key';
+const KEY = 'hostile-bench-write-key-0123456789';
 const write = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-const randomText = (length: number) => randomBytes(Math.ceil((length * 3) / 4)).toString('base64').slice(0, length);
+const randomText = (length: number) =>
+  randomBytes(Math.ceil((length * 3) / 4))
+    .toString('base64')
+    .slice(0, length);
 
 const percentile = (samples: readonly number[], p: number) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -45,7 +48,7 @@ const server = await startServer({
   nodeFlags: ['--max-old-space-size=512'],
   env: {
     SCHEMAS: SHOP_SCHEMAS,
-    API_KEYS: `${KEY}:write`,
+    API_KEYS: `bench:write:${KEY}`,
     MAX_EVENT_LOOP_DELAY: '0',
     ...(values.postgres && { DATABASE_URL: values.postgres }),
   },
@@ -80,10 +83,7 @@ function attackBatch(blob: string): string {
     path: '/user/',
     body: { name, email: `${name}-${run}@example.com`, blob: blobValue },
   });
-  return JSON.stringify([
-    signUp('eve', blob),
-    ...Array.from({ length: 99 }, (_, i) => signUp(`eve${i}`, '$0.blob')),
-  ]);
+  return JSON.stringify([signUp('eve', blob), ...Array.from({ length: 99 }, (_, i) => signUp(`eve${i}`, '$0.blob'))]);
 }
 
 async function sendBatch(body: string): Promise<{ status: number; ms: number }> {
