@@ -9,12 +9,16 @@
  * - a password is never a reference, and `$$` in it means `$` as in every other field;
  * - a record of 1 MB of random text is written and found by `q=`, as are records past the
  *   search index's bounds after changes and deletes.
+ *
+ * First, without a store: the bytes a batch's bodies would write are counted exactly.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
+import { jsonBytes } from '../src/core/json-bytes.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
@@ -30,6 +34,15 @@ const randomText = (length: number) =>
   randomBytes(Math.ceil((length * 3) / 4))
     .toString('base64')
     .slice(0, length);
+
+describe('the bytes a batch would write', () => {
+  it('are counted as JSON.stringify would write them, without writing them', () => {
+    const agrees = (value: unknown) => jsonBytes(value) === Buffer.byteLength(JSON.stringify(value));
+    fc.assert(fc.property(fc.jsonValue(), agrees), { numRuns: 2000 });
+    // Quotes, backslashes, control characters, lone surrogates and characters past U+FFFF.
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), agrees), { numRuns: 2000 });
+  });
+});
 
 for (const kind of STORE_KINDS) {
   describe(`hostile batches and large records (${kind.name})`, () => {

@@ -11,6 +11,7 @@
  * it is readied ({@link ResolvedSize.settle}), before it is written.
  */
 import { SYSTEM_FIELDS } from '../../core/collection.js';
+import { jsonBytes } from '../../core/json-bytes.js';
 import { BatchStepError } from '../../store/store.js';
 import { Refusal } from '../refusal.js';
 import type { BatchOperation } from './batch-operations.js';
@@ -18,8 +19,6 @@ import { type ResultReference, referencesIn, valueAt } from './batch-references.
 
 /** The most a system field takes as JSON: an id of 16 digits, or a quoted timestamp of 24 characters. */
 const SYSTEM_FIELD_BYTES = 26;
-
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 export class ResolvedSize {
   readonly #maxBytes: number;

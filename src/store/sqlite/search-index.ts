@@ -41,6 +41,8 @@ export function searchText(data: string): string {
   let length = 0;
   const visit = (value: unknown): boolean => {
     if (typeof value === 'string') {
+      // Folding never shortens a string: one past the bound is not folded at all.
+      if (length + value.length > MAX_INDEXED_TEXT) return false;
       const folded = foldCase(value);
       strings.push(folded);
       length += folded.length + 1;

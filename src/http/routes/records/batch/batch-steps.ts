@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { PASSWORD_FIELD } from '../../../../core/accounts.js';
+import { jsonBytes } from '../../../../core/json-bytes.js';
 import { withoutSystemFields } from '../../../../core/record-rules.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import {
@@ -152,7 +153,7 @@ export function batchSteps(
       }
       case 'merge': {
         const patch = fields ?? {};
-        if (mentions[index]) size.settle(index, Buffer.byteLength(JSON.stringify(patch)));
+        if (mentions[index]) size.settle(index, jsonBytes(patch));
         const conditions = {
           ifVersion: ifMatchVersions(operation.ifMatch, id),
           check: checks.merged,
