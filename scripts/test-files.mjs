@@ -18,6 +18,7 @@ const SHARDS = [
     'client.browser',
     'connection-limit',
     'console',
+    'container',
     'console.browser',
     'hostile-input',
     'list-rules',
