@@ -4,7 +4,7 @@
  * names the tools to use instead.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -42,6 +42,8 @@ describe('restock backup', () => {
       await writer;
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^backed up sqlite:.* to .*copy\.db \(\d+ bytes\) in \d+\.\d s\n$/);
+      // It holds the signing keys and password hashes the database does: only its owner reads it.
+      assert.equal(statSync(copy).mode & 0o777, 0o600);
 
       const store = await openStore(`sqlite:${copy}`, catalogOf(['users', 'products']));
       try {

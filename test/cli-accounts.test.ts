@@ -158,6 +158,21 @@ for (const kind of STORE_KINDS) {
       assert.equal(await signInStatus(target, 'bob@example.com', PASSWORDS.bob), 200);
       assert.equal(await signInStatus(target, 'bob@example.com', PASSWORDS.ada), 401);
       assert.equal(await signInStatus(target, 'cy@example.com', PASSWORDS.ada), 401);
+
+      // Without SCHEMAS, users is the default collection, which holds no accounts: a hash would
+      // be kept as an ordinary field that every read and export shows, so the import is refused.
+      const elsewhere = await fresh();
+      const { SCHEMAS: _, ...noSchemas } = ENV;
+      for (const dryRun of [[], ['--dry-run']]) {
+        const refused = await cli(elsewhere.url, ['import', file, '-c', 'users', ...dryRun], '', noSchemas);
+        assert.equal(refused.code, 1, refused.stdout);
+        assert.match(
+          refused.stderr,
+          /^restock: line 1: password holds a password hash, which only a collection of accounts keeps \(x-auth in its schema\), and users holds none: is SCHEMAS set to the folder that declares it\?\n/,
+        );
+      }
+      const left = await cli(elsewhere.url, ['export', '-c', 'users'], '', noSchemas);
+      assert.equal(left.stdout, '', 'nothing was imported');
     });
 
     it('refuses --password-hashes for a collection that holds no accounts', async () => {

@@ -14,9 +14,10 @@ import { ConfigError, defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import Database from '../src/store/sqlite/sqlite-library.js';
-import { body, create } from './helpers/app.js';
+import { body, create, problem } from './helpers/app.js';
 import { cli } from './helpers/cli.js';
 import { DECLARED_SCHEMAS } from './helpers/contract-collections.js';
+import { injectAs, withKeys } from './helpers/keys.js';
 import { checkAgainstDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -143,6 +144,61 @@ for (const kind of STORE_KINDS) {
         );
         assert.equal((await cli(db.url, ['check'], '', env)).code, 0);
       } finally {
+        await db.drop();
+      }
+    });
+
+    it('refuses a query naming a field no record can have: off a closed schema, or a password', async () => {
+      const db = await kind.create();
+      const app = await buildApp({
+        config: defaultConfig(withKeys({ maxEventLoopDelay: 0, databaseUrl: db.url, schemas: 'schemas/shop' })),
+        logStream: false,
+      });
+      try {
+        await app.ready();
+        const made = async (singular: string, payload: Record<string, unknown>) =>
+          body<{ id: number }>(await injectAs(app, 'write', { method: 'POST', url: `/${singular}/`, payload }));
+        const user = await made('user', { name: 'Ann', email: 'ann@example.com', password: 'a long password' });
+        const product = await made('product', { name: 'Teapot' });
+        await made('order', { userId: user.id, items: [{ productId: product.id, quantity: 2 }], status: 'placed' });
+        const get = async (url: string) => injectAs(app, 'write', { url });
+        const refused = async (url: string, parameter: string, detail: RegExp) => {
+          const found = problem(await get(url), 400, 'invalid-query');
+          assert.match(found.detail, detail, url);
+          assert.deepEqual(
+            body<{ errors: { pointer: string }[] }>(await get(url)).errors.map((error) => error.pointer),
+            [`/${parameter}`],
+            url,
+          );
+        };
+        // orders says additionalProperties: false, so a misspelt field is a mistake, not an empty page.
+        const typo = /stauts, which no record of this collection has; did you mean status\?/;
+        await refused('/orders/?stauts=placed', 'stauts', typo);
+        await refused('/orders/?stauts[in]=placed,paid', 'stauts[in]', typo);
+        await refused('/orders/?sort=-stauts', 'sort', typo);
+        await refused('/orders/?fields=status,stauts', 'fields', typo);
+        await refused('/orders/?stauts.code=1', 'stauts.code', typo);
+        await refused('/orders/?shipping=1', 'shipping', /shipping, which no record of this collection has\.$/);
+        await refused('/orders/events/?stauts=placed', 'stauts', typo);
+        // Its own fields, the system fields and paths inside its fields still read.
+        const known = '/orders/?status=placed&createdAt[gt]=2000&sort=-updatedAt,status';
+        assert.equal(body<unknown[]>(await get(known)).length, 1);
+        assert.equal(body<unknown[]>(await get('/orders/?fields=id,status,items.quantity&sort=id')).length, 1);
+        assert.equal(
+          (await injectAs(app, 'write', { method: 'HEAD', url: '/orders/events/?status=placed' })).statusCode,
+          200,
+        );
+        // users is open: any field filters, but its password is never stored, so never queried.
+        assert.deepEqual(body(await get('/users/?nickname=Ann')), []);
+        const withheld = /password, which is never stored and cannot be queried/;
+        await refused('/users/?password=a%20long%20password', 'password', withheld);
+        await refused('/users/?sort=password', 'sort', withheld);
+        await refused('/users/?fields=password', 'fields', withheld);
+        await refused('/users/events/?password[ne]=x', 'password[ne]', withheld);
+        // A collection with an open schema takes any name, as before.
+        assert.deepEqual(body(await get('/products/?stauts=placed&sort=-stauts')), []);
+      } finally {
+        await app.close();
         await db.drop();
       }
     });

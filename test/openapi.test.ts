@@ -637,6 +637,11 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
         filters?.some((p) => p.name === name),
         name,
       );
+    // An account's password is never stored, so nothing filters by it: neither list nor feed offers it.
+    for (const path of ['/users/', '/users/events/']) {
+      const names = doc.paths[path]?.get?.parameters?.map((p) => p.name) ?? [];
+      assert.ok(names.includes('email') && !names.includes('password'), `${path}: ${names.join(' ')}`);
+    }
   });
 
   it('describes what the server really answers', async () => {

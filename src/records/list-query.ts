@@ -15,6 +15,7 @@ import {
   type SortKey,
 } from '../store/store.js';
 import { decodeCursor } from './cursor.js';
+import { ANY_FIELDS, type QueryFields, unknownField } from './query-fields.js';
 import { invalidQuery as invalid } from './refusal.js';
 
 /** The query parameters that are not filters. */
@@ -47,8 +48,22 @@ export type RawListQuery = {
   expand?: string;
 } & Record<string, unknown>;
 
-/** Reads a list request's query; `maxFieldNameLength` bounds each name in a path. */
-export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): ParsedList {
+/** What a field name in a query must keep to: each part's length, and the fields the collection may have. */
+interface Names {
+  maxLength: number;
+  fields: QueryFields;
+}
+
+/**
+ * Reads a list request's query; `maxFieldNameLength` bounds each name in a path, and
+ * `fields` says which names the collection's records may have (./query-fields.ts).
+ */
+export function parseListQuery(
+  raw: RawListQuery,
+  maxFieldNameLength: number,
+  fields: QueryFields = ANY_FIELDS,
+): ParsedList {
+  const names: Names = { maxLength: maxFieldNameLength, fields };
   // The route's validator turns "1e400" into Infinity and lets it through its bounds (Ajv
   // checks a coerced number's range only when it is finite).
   if (raw.limit !== undefined && !Number.isSafeInteger(raw.limit)) throw invalid('limit', 'must be an integer');
@@ -56,13 +71,13 @@ export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): P
   if (raw.cursor !== undefined && raw.offset !== undefined) {
     throw invalid('offset', 'cannot be combined with cursor: a cursor already says where the page starts');
   }
-  const sort = raw.sort === undefined ? [] : parseSort(raw.sort, maxFieldNameLength);
+  const sort = raw.sort === undefined ? [] : parseSort(raw.sort, names);
   const sortKey = sort.map((key) => `${key.descending ? '-' : ''}${nameOf(key.field)}`).join(',');
   const where: Condition[] = [];
   for (const [name, value] of Object.entries(raw)) {
     if ((RESERVED as readonly string[]).includes(name)) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
-      where.push(parseCondition(name, String(item), maxFieldNameLength));
+      where.push(parseCondition(name, String(item), names));
     }
   }
   if (where.length > MAX_CONDITIONS) throw invalid('', `at most ${MAX_CONDITIONS} filters in one request`);
@@ -75,31 +90,31 @@ export function parseListQuery(raw: RawListQuery, maxFieldNameLength: number): P
     // The route's validator fills in limit's default; a caller that skips it gets the same.
     query: { where, sort, limit: raw.limit ?? 100, offset: raw.offset, after, search: raw.q },
     sortKey,
-    fields: raw.fields === undefined ? undefined : parseFields(raw.fields, maxFieldNameLength),
+    fields: raw.fields === undefined ? undefined : parseFields(raw.fields, names),
   };
 }
 
-function parseSort(raw: string, maxLength: number): SortKey[] {
+function parseSort(raw: string, names: Names): SortKey[] {
   const items = raw.split(',').map((item) => item.trim());
   if (items.length > MAX_SORT_KEYS) throw invalid('sort', `at most ${MAX_SORT_KEYS} fields`);
   return items.map((item) => {
     const descending = item.startsWith('-');
     const name = descending ? item.slice(1) : item;
-    return { field: fieldRef(name, 'sort', maxLength), descending };
+    return { field: fieldRef(name, 'sort', names), descending };
   });
 }
 
-function parseFields(raw: string, maxLength: number): string[][] {
+function parseFields(raw: string, names: Names): string[][] {
   const items = raw.split(',');
   if (items.length > MAX_FIELDS) throw invalid('fields', `at most ${MAX_FIELDS} fields`);
   return items.map((item) => {
-    const field = fieldRef(item.trim(), 'fields', maxLength);
+    const field = fieldRef(item.trim(), 'fields', names);
     return typeof field === 'string' ? [field] : [...field.path];
   });
 }
 
 /** `name` or `name[op]` with a value. */
-function parseCondition(parameter: string, raw: string, maxLength: number): Condition {
+function parseCondition(parameter: string, raw: string, names: Names): Condition {
   const match = /^([^[\]]+)(?:\[([^[\]]*)\])?$/.exec(parameter);
   if (!match?.[1]) throw invalid(parameter, 'is not a filter: write field=value or field[op]=value');
   const op = (match[2] ?? 'eq') as FilterOp;
@@ -107,7 +122,7 @@ function parseCondition(parameter: string, raw: string, maxLength: number): Cond
     throw invalid(parameter, `has an unknown operator "${match[2]}"; use one of ${OPERATORS.join(', ')}`);
   }
   const operator: FilterOperator = FILTER_OPERATORS[op];
-  const field = fieldRef(match[1], parameter, maxLength);
+  const field = fieldRef(match[1], parameter, names);
   if (raw.length > MAX_TEXT) throw invalid(parameter, `value longer than ${MAX_TEXT} characters`);
   if (raw.includes('\0')) throw invalid(parameter, NUL_REFUSED);
   if (operator.reads === 'list') {
@@ -171,7 +186,7 @@ function typed(raw: string): JsonScalar {
 }
 
 /** A dotted field name as a {@link FieldRef}; system fields are not paths. */
-function fieldRef(name: string, parameter: string, maxLength: number): FieldRef {
+function fieldRef(name: string, parameter: string, { maxLength, fields }: Names): FieldRef {
   if ((SYSTEM_FIELDS as readonly string[]).includes(name)) return name as FieldRef;
   const path = name.split('.');
   for (const segment of path) {
@@ -183,6 +198,8 @@ function fieldRef(name: string, parameter: string, maxLength: number): FieldRef 
   if ((SYSTEM_FIELDS as readonly string[]).includes(path[0] as string)) {
     throw invalid(parameter, `${path[0]} has no fields inside it`);
   }
+  const unknown = unknownField(fields, name, parameter);
+  if (unknown) throw unknown;
   return { path };
 }
 

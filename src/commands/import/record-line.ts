@@ -57,7 +57,7 @@ export function lineLimit(maxRecordBytes: number): number {
 export function prepare(
   { line, text }: RecordText,
   limits: Config,
-  collection: Pick<Collection, 'account' | 'schema' | 'singular'>,
+  collection: Pick<Collection, 'account' | 'schema' | 'singular' | 'plural'>,
   newIds: boolean,
   indexedPaths: readonly (readonly string[])[] = [],
 ): Pending {
@@ -114,15 +114,25 @@ export function prepare(
 /**
  * An account's fields without its password, and the password: a PHC scrypt string (as
  * `restock export --password-hashes` writes) is taken as the hash itself; anything else is
- * the password, checked as a create checks it. In other collections, `password` is a field.
+ * the password, checked as a create checks it. In other collections, `password` is a field,
+ * but never a hash: that is an export of accounts imported where its collection holds none
+ * (SCHEMAS unset, or another folder), which would keep the secret as data any read shows.
  */
 function passwordOf(
-  collection: Pick<Collection, 'account' | 'schema' | 'singular'>,
+  collection: Pick<Collection, 'account' | 'schema' | 'singular' | 'plural'>,
   sent: Record<string, unknown>,
   line: number,
 ): { fields: Record<string, unknown>; hash?: string; password?: string } {
   const given = sent[PASSWORD_FIELD];
-  if (collection.account && typeof given === 'string' && isPasswordHash(given)) {
+  const hash = typeof given === 'string' && isPasswordHash(given);
+  if (hash && !collection.account) {
+    throw new BadRecord(
+      line,
+      `${PASSWORD_FIELD} holds a password hash, which only a collection of accounts keeps (x-auth in its ` +
+        `schema), and ${collection.plural} holds none: is SCHEMAS set to the folder that declares it?`,
+    );
+  }
+  if (hash) {
     const { [PASSWORD_FIELD]: _, ...fields } = sent;
     return { fields, hash: given };
   }

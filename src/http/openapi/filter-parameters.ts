@@ -1,13 +1,15 @@
 /**
  * A collection's filters as query parameters: `price=19.5`, or `price[gte]=10` as OpenAPI's
  * deepObject style writes `{ price: { gte: 10 } }`. Fastify's schema cannot say which
- * fields exist (any field filters, src/records/list-query.ts), so the document lists
- * those it knows a collection has: the system fields, the fields its schema declares, and
- * its indexed fields, the ones worth filtering on. Generated clients then type and
- * serialize `price[gte]` themselves; other fields still filter, undocumented.
+ * fields exist (src/records/query-fields.ts decides), so the document lists those it knows
+ * a collection has: the system fields, the fields its schema declares (but an account's
+ * password, which is never stored), and its indexed fields, the ones worth filtering on.
+ * Generated clients then type and serialize `price[gte]` themselves; on an open schema,
+ * other fields still filter, undocumented.
  */
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { RESERVED } from '../../records/list-query.js';
+import { queryFieldsOf } from '../../records/query-fields.js';
 import { FILTER_OPERATORS, OPERATORS } from '../../store/filter-operators.js';
 
 /** Query names the change feed reads itself (../routes/records/change-feed.ts), never filters. */
@@ -38,10 +40,11 @@ export function documentFilters(document: object, collections: readonly Collecti
 }
 
 /** The fields of `collection` documented as filters, each once, none a name the query reserves. */
-function filterFields({ schema, indexes }: Collection): string[] {
+function filterFields(collection: Collection): string[] {
+  const { schema, indexes } = collection;
   const declared = Object.keys((schema?.document.properties as object | undefined) ?? {});
   const indexed = indexes.map((index) => index.path.join('.'));
-  const taken = new Set<string>([...RESERVED, ...FEED_NAMES]);
+  const taken = new Set<string>([...RESERVED, ...FEED_NAMES, ...queryFieldsOf(collection).withheld]);
   return [...new Set([...SYSTEM_FIELDS, ...declared, ...indexed])].filter(
     (name) => !taken.has(name) && /^[^[\]]+$/.test(name),
   );

@@ -4,8 +4,12 @@
  * read does not block the server's writes, which go on meanwhile. (SQLite's page-by-page
  * backup API starts over whenever another connection writes, so under a busy server it
  * might never finish.) The copy is compacted, and is a database restock opens as it is.
+ *
+ * The copy holds what the database does, signing keys and password hashes included, so it
+ * is made for its owner alone (0600), as an export with password hashes is: created empty
+ * with that mode first (VACUUM INTO writes into an empty file), never readable even for a moment.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { BUSY_TIMEOUT_MS } from './connection.js';
 import Database from './sqlite-library.js';
 
@@ -13,6 +17,7 @@ import Database from './sqlite-library.js';
 export function backupSqlite(source: string, destination: string): { bytes: number } {
   const db = new Database(source, { fileMustExist: true });
   try {
+    closeSync(openSync(destination, 'wx', 0o600));
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.prepare('VACUUM INTO ?').run(destination);
   } finally {

@@ -16,6 +16,7 @@ import { eventFor } from '../../../records/change-event.js';
 import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
 import { parseListQuery, type RawListQuery, RESERVED } from '../../../records/list-query.js';
+import type { QueryFields } from '../../../records/query-fields.js';
 import type { ChangeBounds, ChangeLog, ListQuery, RuleFilter } from '../../../store/store.js';
 import { holderOf } from '../../plugins/rate-limit/index.js';
 import { HttpProblem } from '../../problem.js';
@@ -39,6 +40,8 @@ export interface ChangeFeedOptions {
   hubs: ChangeHubs;
   heartbeatMs: number;
   maxFieldNameLength: number;
+  /** The field names its filters may name. */
+  fields: QueryFields;
   /** The feeds open now, each with its collection: ended when the server closes, counted on /metrics. */
   open: Map<() => void, string>;
   /** The caps on feeds open at once, per client and in all. */
@@ -70,7 +73,11 @@ export async function followChanges(
   const { since, access_token: _key, ...filters } = request.query as Record<string, unknown> & { since?: string };
   const unfit = RESERVED.filter((name) => filters[name] !== undefined);
   if (unfit.length > 0) throw invalid(`${unfit.join(', ')} do not apply to a feed: filter by fields`);
-  const parsed = parseListQuery({ ...filters, limit: 1 } as RawListQuery, options.maxFieldNameLength).query;
+  const parsed = parseListQuery(
+    { ...filters, limit: 1 } as RawListQuery,
+    options.maxFieldNameLength,
+    options.fields,
+  ).query;
   const query = narrow(parsed) ?? { ...parsed, rule: NOTHING };
   const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
   if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();

@@ -70,7 +70,12 @@ function operations(context: OperationContext) {
       followChanges(
         request,
         reply,
-        { ...options.feeds, collection: collection.plural, maxFieldNameLength: options.maxFieldNameLength },
+        {
+          ...options.feeds,
+          collection: collection.plural,
+          maxFieldNameLength: options.maxFieldNameLength,
+          fields: context.queryFields,
+        },
         (query) => context.access.narrow(callerOf(request), query),
         tokenExpiryOf(request),
       ),

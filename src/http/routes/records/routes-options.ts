@@ -32,5 +32,5 @@ export interface CollectionRoutesOptions {
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;
   /** What the change feeds share: the log, its readers, the open feeds. */
-  feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength'>;
+  feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength' | 'fields'>;
 }

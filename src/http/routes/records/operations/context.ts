@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Collection, collectionPaths } from '../../../../core/collection.js';
 import { refusePasswordInBulk, takePassword } from '../../../../records/accounts/password-field.js';
 import type { BulkCreateOptions, IndexedValues } from '../../../../records/bulk-create.js';
+import { type QueryFields, queryFieldsOf } from '../../../../records/query-fields.js';
 import { type RecordChecks, recordChecks } from '../../../../records/record-checks.js';
 import { notFound, RecordAccess } from '../../../../records/rules/record-access.js';
 import { holderOf } from '../../../plugins/rate-limit/index.js';
@@ -18,6 +19,8 @@ export interface OperationContext {
   readonly paths: ReturnType<typeof collectionPaths>;
   readonly referenceNames: readonly string[];
   readonly checks: RecordChecks;
+  /** The field names its lists and feeds may filter, sort and project by. */
+  readonly queryFields: QueryFields;
   readonly bulk: BulkCreateOptions;
   readonly access: RecordAccess;
   /** The record id of an item path; anything but a positive integer names no record (404). */
@@ -43,6 +46,7 @@ export function operationContext(collection: Collection, options: CollectionRout
     paths: collectionPaths(collection),
     referenceNames: collection.references.map((reference) => reference.name),
     checks: recordChecks(collection, indexed),
+    queryFields: queryFieldsOf(collection),
     bulk: {
       records: options.records,
       ...(collection.schema && { schema: collection.schema }),

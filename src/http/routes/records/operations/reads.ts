@@ -13,13 +13,14 @@ import { sendRecord } from '../record-response.js';
 import { IdParamsShape, listQueryShape, type ReadQuery, readQueryShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
 
-export function listOperation({ collection, options, paths, referenceNames, access }: OperationContext): Operation {
+export function listOperation(context: OperationContext): Operation {
+  const { collection, options, paths, referenceNames, access, queryFields } = context;
   const { records } = options;
   return {
     schema: { querystring: listQueryShape(referenceNames) },
     async handler(request, reply) {
       const raw = request.query as RawListQuery;
-      const { query: asked, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength);
+      const { query: asked, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength, queryFields);
       const caller = callerOf(request);
       const expansions = parseExpand(raw.expand, collection.plural, options.expandSource);
       const counted = prefers(request, 'count', 'exact');
