@@ -457,7 +457,9 @@ describe('restock arguments', () => {
   it('refuses wrong arguments in one line naming them', async () => {
     const refused = async (argv: string[], message: RegExp) =>
       assert.rejects(cli(url, argv), (e: Error) => e instanceof ConfigError && message.test(e.message));
-    await refused(['frob'], /unknown command "frob"/);
+    await refused(['frob'], /^unknown command "frob"; restock --help lists the commands$/);
+    await refused(['serv'], /^unknown command "serv"; did you mean serve\?$/);
+    await refused(['migrat'], /did you mean migrate\?/);
     await refused(['import', '-'], /--collection must be one of users, products/);
     await refused(['import', '-c', 'users'], /one FILE/);
     await refused(['import', 'a', 'b', '-c', 'users'], /one FILE/);
