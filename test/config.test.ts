@@ -167,7 +167,9 @@ describe('configuration', () => {
       WEB_CONCURRENCY PORT0 PORT1 HOSTS POST COST SORT HOME_DIR API_URL BASE_URL PUBLIC_PATH LOG_FORMAT
       npm_config_cache npm_lifecycle_event npm_package_name RESTOCK_REQUIRE_POSTGRES RESTOCK_TEST_SHARD`;
     for (const name of others.split(/\s+/)) assert.equal(settingMeant(name), undefined, name);
-    assert.doesNotThrow(() => loadConfig([], { PORT: '4520', HOST: '0.0.0.0', API_KEYS: 'shop:write:0123456789abcdef' }));
+    assert.doesNotThrow(() =>
+      loadConfig([], { PORT: '4520', HOST: '0.0.0.0', API_KEYS: 'shop:write:0123456789abcdef' }),
+    );
   });
 
   it('measures how far a name is from another', () => {
