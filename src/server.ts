@@ -56,7 +56,30 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    const refusal = listenRefusal(error, config.host, config.port);
+    if (!refusal) throw error;
+    await app.close();
+    throw new ConfigError(refusal);
+  });
+}
+
+/**
+ * Why the address cannot be listened on, in one line with the fix, for the mistakes of a
+ * setting or of the machine (another process on the port), which a stack trace would bury.
+ */
+function listenRefusal(error: unknown, host: string, port: number): string | undefined {
+  const address = `${host}:${port}`;
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return `cannot listen on ${address}: another process uses the port; stop it, or choose another port with PORT or --port`;
+    case 'EACCES':
+      return `cannot listen on ${address}: a port below 1024 needs privileges; choose a port from 1024 with PORT or --port`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${address}: no network interface of this machine has that address; check HOST or --host`;
+    default:
+      return undefined;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +21,14 @@ import type { Store, StoredRecord } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
 import { cli } from './helpers/cli.js';
 import { runCommand as runProcess, SERVER_ENTRY } from './helpers/server.js';
-import { POSTGRES_AVAILABLE, postgresKind, STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
+import {
+  POSTGRES_AVAILABLE,
+  postgresKind,
+  postgresUrl,
+  STORE_KINDS,
+  sqliteKind,
+  type TestDatabase,
+} from './helpers/stores.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COLLECTIONS = ['users', 'products'];
@@ -457,7 +465,9 @@ describe('restock arguments', () => {
   it('refuses wrong arguments in one line naming them', async () => {
     const refused = async (argv: string[], message: RegExp) =>
       assert.rejects(cli(url, argv), (e: Error) => e instanceof ConfigError && message.test(e.message));
-    await refused(['frob'], /unknown command "frob"/);
+    await refused(['frob'], /^unknown command "frob"; restock --help lists the commands$/);
+    await refused(['serv'], /^unknown command "serv"; did you mean serve\?$/);
+    await refused(['migrat'], /did you mean migrate\?/);
     await refused(['import', '-'], /--collection must be one of users, products/);
     await refused(['import', '-c', 'users'], /one FILE/);
     await refused(['import', 'a', 'b', '-c', 'users'], /one FILE/);
@@ -478,6 +488,46 @@ describe('restock arguments', () => {
     assert.equal(code, 1);
     assert.equal(stdout, '');
     assert.equal(stderr, 'restock: unknown option --prot; did you mean --port?\n');
+  });
+
+  it('stops in one line with the fix for a database or a role PostgreSQL does not have', {
+    skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
+  }, async () => {
+    const { hostname, port } = new URL(postgresUrl('x'));
+    const server = `${hostname}:${port || '5432'}`;
+    const missing = postgresUrl(`restock_missing_${process.pid}`);
+    const migrated = await runProcess(['migrate'], { DATABASE_URL: missing });
+    assert.equal(migrated.code, 1);
+    assert.match(
+      migrated.stderr,
+      new RegExp(
+        `^restock: PostgreSQL at ${server} has no database "restock_missing_${process.pid}" \\(the database URL names it\\); create it with: createdb -h ${hostname} -p ${port || '5432'} -U \\S+ restock_missing_${process.pid}\n$`,
+      ),
+    );
+    const stranger = new URL(postgresUrl('postgres'));
+    stranger.username = 'restock_no_such_role';
+    const served = await runProcess(['serve', '--port', '0'], { DATABASE_URL: stranger.href });
+    assert.equal(served.code, 1);
+    assert.match(
+      served.stderr,
+      /^restock: PostgreSQL at \S+ has no role "restock_no_such_role" \(the user of the database URL\); name another user in the URL, or create it with: createuser [^\n]*\n$/,
+    );
+  });
+
+  it('stops in one line when another process holds the port', async () => {
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const served = await runProcess(['serve'], { PORT: String(port), DATABASE_URL: 'sqlite::memory:' });
+      assert.deepEqual(served, {
+        code: 1,
+        stdout: '',
+        stderr: `restock: cannot listen on 127.0.0.1:${port}: another process uses the port; stop it, or choose another port with PORT or --port\n`,
+      });
+    } finally {
+      holder.close();
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import {
   parseApiKeys,
   SETTING_LIST,
   SETTINGS,
+  settingMeant,
 } from '../src/config/index.js';
 import { DEFAULT_LOAD_SHEDDING } from '../src/http/plugins/load-shedding.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS } from '../src/http/routes/records/idempotency.js';
@@ -132,10 +133,50 @@ describe('configuration', () => {
     assert.equal(loadConfig(['--batch-size', '5'], {}, command).options['batch-size'], '5');
   });
 
+  it("refuses a variable a slip away from a setting's name, naming the setting", () => {
+    const refused = (env: Record<string, string>, message: string) =>
+      assert.throws(
+        () => loadConfig([], env),
+        (e: Error) => e instanceof ConfigError && e.message === message,
+      );
+    const advice = '(rename it, or unset it if another program reads it)';
+    refused({ API_KEY: 'shop:write:k' }, `API_KEY is not a setting; did you mean API_KEYS? ${advice}`);
+    refused({ DATABSE_URL: 'postgres://x/y' }, `DATABSE_URL is not a setting; did you mean DATABASE_URL? ${advice}`);
+    refused({ PROT: '4520' }, `PROT is not a setting; did you mean PORT? ${advice}`);
+    refused({ port: '4520' }, `port is not a setting; did you mean PORT? ${advice}`);
+    for (const [slip, meant] of [
+      ['HSOT', 'HOST'],
+      ['LOGLEVEL', 'LOG_LEVEL'],
+      ['DATABASE_STATMENT_TIMOUT', 'DATABASE_STATEMENT_TIMEOUT'],
+      ['WOKRERS', 'WORKERS'],
+      ['REDIS_URI', 'REDIS_URL'],
+    ] as const) {
+      assert.equal(settingMeant(slip), meant, slip);
+    }
+  });
+
+  it("takes other programs' variables, this machine's and CI's, without a word", () => {
+    assert.doesNotThrow(() => loadConfig([], process.env), 'the environment the tests run in');
+    // Names other programs set, some one edit from PORT or HOST (Marathon's PORT0, POST).
+    const others = `PATH HOME USER PWD OLDPWD SHELL TERM LANG TZ TMPDIR HOSTNAME HOSTTYPE OSTYPE LOGNAME
+      NODE_ENV NODE_OPTIONS NODE_PATH NODE_TEST_CONTEXT NODE_EXTRA_CA_CERTS FORCE_COLOR NO_COLOR DEBUG CI
+      GITHUB_ACTIONS GITHUB_WORKSPACE GITHUB_API_URL GITHUB_SERVER_URL RUNNER_OS RUNNER_TEMP ImageOS INIT_CWD
+      PGHOST PGPORT PGUSER PGDATABASE REDIS_HOST REDIS_PORT REDIS_TLS_URL DATABASE_HOST DATABASE_PORT
+      DATABASE_USER DATABASE_NAME DATABASE_PASSWORD DATABASE_PUBLIC_URL POSTGRES_URL HTTP_PROXY NO_PROXY
+      http_proxy DOCKER_HOST KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT HTTP_PORT APP_PORT SERVER_PORT
+      WEB_CONCURRENCY PORT0 PORT1 HOSTS POST COST SORT HOME_DIR API_URL BASE_URL PUBLIC_PATH LOG_FORMAT
+      npm_config_cache npm_lifecycle_event npm_package_name RESTOCK_REQUIRE_POSTGRES RESTOCK_TEST_SHARD`;
+    for (const name of others.split(/\s+/)) assert.equal(settingMeant(name), undefined, name);
+    assert.doesNotThrow(() =>
+      loadConfig([], { PORT: '4520', HOST: '0.0.0.0', API_KEYS: 'shop:write:0123456789abcdef' }),
+    );
+  });
+
   it('measures how far a name is from another', () => {
     assert.equal(editDistance('', ''), 0);
     assert.equal(editDistance('port', 'port'), 0);
-    assert.equal(editDistance('prot', 'port'), 2);
+    assert.equal(editDistance('prot', 'port'), 1, 'a swap of neighbours is one edit');
+    assert.equal(editDistance('ca', 'abc'), 3);
     assert.equal(editDistance('kitten', 'sitting'), 3);
     assert.equal(editDistance('', 'abc'), 3);
     assert.equal(nearest('hots', ['port', 'host']), 'host');

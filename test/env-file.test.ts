@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { COMMANDS, commandHelp, fullHelp } from '../src/commands/commands.js';
 import { ConfigError, helpText, loadConfig } from '../src/config/index.js';
 import { cli } from './helpers/cli.js';
-import { startServer } from './helpers/server.js';
+import { runCommand, startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The `restock` command as a user runs it (`npx restock`): its shebang, its `--`, then dist/server.js. */
@@ -87,6 +87,19 @@ describe('--env-file', () => {
     refused(['--env-file='], '--env-file needs a FILE');
   });
 
+  it('refuses a name in the file that is no setting, naming the file and the setting meant', () => {
+    const refused = (text: string, message: string) => {
+      const path = file('unknown.env', text);
+      assert.throws(
+        () => loadConfig(['--env-file', path], {}),
+        (e: Error) => e instanceof ConfigError && e.message === `--env-file ${path}: ${message}`,
+      );
+    };
+    refused('PORT=4000\nPROT=4520\n', 'PROT is not a setting; did you mean PORT?');
+    refused('API_KEY=shop:write:k\n', 'API_KEY is not a setting; did you mean API_KEYS?');
+    refused('FROBNICATE=1\n', 'FROBNICATE is not a setting (restock --help lists them)');
+  });
+
   it('is taken by every command, and their --help says so', async () => {
     const database = join(dir, 'migrated.db');
     const settings = file('migrate.env', `DATABASE_URL=sqlite:${database}\n`);
@@ -126,6 +139,22 @@ describe('--env-file', () => {
     const folder = await restock(['migrate', '--env-file', dir]);
     assert.equal(folder.code, 1);
     assert.equal(folder.stderr, `restock: --env-file: cannot read ${dir}: it is a folder\n`);
+  });
+
+  it('stops the restock process in one line for a misspelt name in the environment or the file', async () => {
+    const settings = file('slip.env', 'DATABSE_URL=postgres://127.0.0.1/shop\n');
+    const fromFile = await restock(['serve', '--env-file', settings]);
+    assert.deepEqual(fromFile, {
+      code: 1,
+      stdout: '',
+      stderr: `restock: --env-file ${settings}: DATABSE_URL is not a setting; did you mean DATABASE_URL?\n`,
+    });
+    const served = await runCommand(['serve'], { API_KEY: 'shop:write:k', PROT: '4520' });
+    assert.equal(served.code, 1);
+    assert.match(served.stderr, /^restock: (API_KEY|PROT) is not a setting; did you mean (API_KEYS|PORT)\? [^\n]*\n$/);
+    const migrated = await runCommand(['migrate'], { DATABSE_URL: 'postgres://127.0.0.1/shop' });
+    assert.equal(migrated.code, 1);
+    assert.match(migrated.stderr, /^restock: DATABSE_URL is not a setting; did you mean DATABASE_URL\? /);
   });
 
   it('names in serve --help the collections of the SCHEMAS the file sets', async () => {

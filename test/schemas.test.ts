@@ -307,6 +307,68 @@ describe('bad schema files', () => {
     refused(unreadable, /users\.json cannot be read/);
   });
 
+  it('refuses the slips a schema compiler would take without a word, in one line naming the file', () => {
+    const closed = (rules: Record<string, string>, extra = '') =>
+      `{"type": "object", "additionalProperties": false, "properties": {"title": {"type": "string"}, "userId": {"type": "integer"}}, "x-rules": ${JSON.stringify(rules)}${extra}}`;
+    refused(
+      folder({ 'notes.schema.json': closed({ list: 'tilte == "a"' }) }),
+      /notes\.schema\.json: x-rules\.list: tilte is not a field of this schema, which takes no others \(additionalProperties: false\)$/,
+    );
+    refused(
+      folder({ 'notes.schema.json': closed({ create: 'body.owner == auth.id' }) }),
+      /x-rules\.create: owner is not a field of this schema/,
+    );
+    refused(
+      folder({ 'notes.schema.json': closed({ list: 'userId == auth.id' }, ', "x-owner": "userID"') }),
+      /notes\.schema\.json: x-owner: "userID" is not a field of the schema's properties$/,
+    );
+    const accounts =
+      '{"type": "object", "properties": {"email": {"type": "string"}, "password": {"type": "string"}, "role": {"type": "string"}}, "x-unique": ["email"], "x-auth": {"claims": ["role"]}}';
+    const byClaim = (rule: string) =>
+      loadCatalog({
+        schemas: folder({ 'users.schema.json': accounts, 'notes.schema.json': closed({ update: rule }) }),
+        indexes: [],
+        authJwksUrl: '',
+        authPublicKeyFile: '',
+      });
+    assert.throws(
+      () => byClaim("auth.rol == 'staff'"),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /notes\.schema\.json: x-rules\.update: auth\.rol is no claim of a token \(auth\.id, auth\.collection, auth\.role\); did you mean auth\.role\?$/.test(
+          e.message,
+        ),
+    );
+    for (const known of ["auth.role == 'staff'", 'userId == auth.id', "auth.collection == 'users'"]) {
+      assert.doesNotThrow(() => byClaim(known), known);
+    }
+    // Tokens of another issuer carry claims no schema names.
+    assert.doesNotThrow(() =>
+      loadCatalog({
+        schemas: folder({ 'notes.schema.json': closed({ update: "auth.tenant == 'a'" }) }),
+        indexes: [],
+        authJwksUrl: 'https://issuer.example/jwks.json',
+        authPublicKeyFile: '',
+      }),
+    );
+    refused(
+      folder({ 'users.json': '{}', 'notes.schema.jsn': '{}' }),
+      /notes\.schema\.jsn is not read: only \.json files are; name it notes\.schema\.json$/,
+    );
+    refused(folder({ 'users.json': '{}', 'notes.JSON': '{}' }), /notes\.JSON is not read/);
+    refused(
+      folder({ 'users.json': '{}', 'notes.schema': '{}' }),
+      /notes\.schema is not read: name it notes\.schema\.json$/,
+    );
+    assert.doesNotThrow(() => loadCatalog({ schemas: folder({ 'users.json': '{}', 'README.md': '#' }), indexes: [] }));
+    refused(
+      folder({
+        'users.schema.json': '{\n  "type": "object",\n  "properties": {\n    "a": {"type": "string"},\n  }\n}',
+      }),
+      /users\.schema\.json cannot be read as JSON \(.*at line 5, column 3\)$/,
+    );
+  });
+
   it('match patterns in time linear in the value: no value a client sends can hold the loop', () => {
     const dir = folder({
       'users.json': '{"type": "object", "properties": {"name": {"type": "string", "pattern": "^(a+)+$"}}}',
@@ -325,5 +387,15 @@ describe('bad schema files', () => {
     assert.equal(code, 1);
     assert.equal(stderr.trim().split('\n').length, 1, stderr);
     assert.match(stderr, /products\.schema\.json is not a valid JSON Schema/);
+    const claims = folder({
+      'users.schema.json':
+        '{"type": "object", "properties": {"email": {"type": "string"}, "password": {"type": "string"}, "role": {"type": "string"}}, "x-unique": ["email"], "x-auth": {"claims": ["role"]}, "x-rules": {"list": "auth.rol == 1"}}',
+    });
+    const served = await runCommand([], { SCHEMAS: claims, DATABASE_URL: 'sqlite::memory:' });
+    assert.equal(served.code, 1);
+    assert.match(
+      served.stderr,
+      /^restock: SCHEMAS: \S+users\.schema\.json: x-rules\.list: auth\.rol is no claim of a token [^\n]*; did you mean auth\.role\?\n$/,
+    );
   });
 });

@@ -8,6 +8,7 @@ import {
   ConfigError,
   ENV_FILE_HELP,
   loadConfig,
+  nearest,
   SERVED_BY_DEFAULT,
   settingsHelp,
 } from '../config/index.js';
@@ -108,7 +109,12 @@ export async function runCommand(
   }
   if (first === undefined || first === 'serve' || first.startsWith('-')) return undefined;
   const command = COMMANDS.find((c) => c.name === first);
-  if (!command) throw new ConfigError(`unknown command "${first}"; restock --help lists the commands`);
+  if (!command) {
+    const near = nearest(first, ['serve', ...COMMANDS.map((c) => c.name), 'help', 'version']);
+    throw new ConfigError(
+      `unknown command "${first}"; ${near ? `did you mean ${near}?` : 'restock --help lists the commands'}`,
+    );
+  }
   const parsed = loadConfig(rest, env, argumentsOf(command));
   if (parsed.help) {
     io.stdout.write(commandHelp(command));

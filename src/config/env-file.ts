@@ -3,11 +3,13 @@
  * them. Node.js's own parser reads it (util.parseEnv, the one behind `node --env-file` and
  * process.loadEnvFile), so the file means here what it means to Node.js and to the tools
  * that write such files. It is read into the variables the settings are looked up in, not
- * into process.env, so a command run in a test's process reads it the same way.
+ * into process.env, so a command run in a test's process reads it the same way. Every name
+ * in such a file is meant for restock, so a name that is no setting is refused.
  */
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { ConfigError } from '../core/config-error.js';
+import { refuseUnknownFileVariables } from './misspelt-variables.js';
 
 /** Why a file could not be read, in words, by its error code. */
 const UNREADABLE: Record<string, string> = {
@@ -27,7 +29,11 @@ const UNREADABLE: Record<string, string> = {
 export function withEnvFiles(paths: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (paths.length === 0) return env;
   const variables: NodeJS.ProcessEnv = {};
-  for (const path of paths) Object.assign(variables, parseEnv(readEnvFile(path)));
+  for (const path of paths) {
+    const fromFile = parseEnv(readEnvFile(path));
+    refuseUnknownFileVariables(path, Object.keys(fromFile));
+    Object.assign(variables, fromFile);
+  }
   for (const [name, value] of Object.entries(env)) {
     // An empty variable counts as unset for every setting (./load.ts): it must not hide the file's value.
     if (value !== undefined && value !== '') variables[name] = value;

@@ -6,6 +6,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError } from '../core/config-error.js';
 import { apiKeysFromFile, duplicateKeys } from './api-keys.js';
 import { withEnvFiles } from './env-file.js';
+import { refuseMisspeltVariables } from './misspelt-variables.js';
 import { nearest } from './nearest.js';
 import { type Config, SETTING_LIST } from './settings.js';
 
@@ -54,6 +55,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, command: Comm
       .map(([name, v]) => [name, String(v)]),
   );
   const ownValues = Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(own, name)));
+  refuseMisspeltVariables(env);
   const variables = withEnvFiles((values['env-file'] as string[] | undefined) ?? [], env);
   return { config: resolve(flags, variables), help: values.help === true, options: ownValues, positionals };
 }

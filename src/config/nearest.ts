@@ -1,21 +1,7 @@
-/**
- * The known name nearest to a mistyped one, for "did you mean …?". Hand-written: the
- * Levenshtein distance is ten lines, not worth a dependency.
- */
+/** The known name nearest to a mistyped one, for "did you mean …?". */
+import { editDistance } from '../core/edit-distance.js';
 
-/** How many single-character insertions, deletions and substitutions turn `a` into `b`. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
+export { editDistance };
 
 /**
  * The candidate closest to `name`, if it is close enough to be what was meant: at most a

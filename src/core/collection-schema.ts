@@ -28,6 +28,7 @@ import { linearRegExp } from './linear-regexp.js';
 import { ON_DELETE, type Reference, referencesOf } from './references.js';
 import { parseRules } from './rules/rule-syntax.js';
 import type { CollectionRules } from './rules/rule-tree.js';
+import { misnamedSchemaFile, ownerMistake, parseJsonText, ruleFieldMistake } from './schema-file-checks.js';
 import type { UniqueField } from './unique-field.js';
 
 /** One failed check, as a JSON Pointer into the record and a message. */
@@ -73,16 +74,22 @@ const OWNER_KEYWORD = 'x-owner';
 
 /**
  * Reads every `*.json` file of `folder` as the schema of the collection it is named after
- * (`users.json` or `users.schema.json`). Anything wrong is a {@link ConfigError} of one
- * line naming the file.
+ * (`users.json` or `users.schema.json`); a file named one slip from that (`users.schema.jsn`)
+ * is refused rather than skipped. Anything wrong is a {@link ConfigError} of one line naming
+ * the file.
  */
 export function loadCollectionSchemas(folder: string): Map<string, CollectionSchema> {
   let files: string[];
   try {
-    files = readdirSync(folder).filter((name) => name.endsWith('.json'));
+    files = readdirSync(folder);
   } catch (error) {
     throw new ConfigError(`SCHEMAS: cannot read the folder ${folder} (${(error as Error).message})`);
   }
+  for (const name of files) {
+    const misnamed = misnamedSchemaFile(name);
+    if (misnamed) throw new ConfigError(`SCHEMAS: ${join(folder, name)} ${misnamed}`);
+  }
+  files = files.filter((name) => name.endsWith('.json'));
   const ajv = new Ajv2020({ allErrors: true, strict: true, code: { regExp: linearRegExp } });
   addFormats.default(ajv);
   useExactMultipleOf(ajv);
@@ -104,7 +111,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
     if (schemas.has(collection)) throw fail(`is a second schema for ${collection}`);
     let document: Record<string, unknown>;
     try {
-      document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      document = parseJsonText(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (error) {
       throw fail(`cannot be read as JSON (${(error as Error).message})`);
     }
@@ -131,6 +138,9 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       },
     );
     const singular = document[SINGULAR_KEYWORD] as string | undefined;
+    const rules = parseRules(document[RULES_KEYWORD], file);
+    const fieldMistake = ruleFieldMistake(document, rules) ?? (owner && ownerMistake(document, owner));
+    if (fieldMistake) throw new ConfigError(`SCHEMAS: ${file}: ${fieldMistake}`);
     schemas.set(collection, {
       collection,
       file,
@@ -139,7 +149,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       indexes: (document[INDEX_KEYWORD] ?? []) as string[],
       unique,
       references: referencesOf(collection, document, (why) => fail(why)),
-      rules: parseRules(document[RULES_KEYWORD], file),
+      rules,
       ...(owner !== undefined && { owner }),
       check(record) {
         return validate(record) ? [] : (validate.errors ?? []).map(violation);

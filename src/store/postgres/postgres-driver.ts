@@ -9,6 +9,7 @@ import type { SqlDriver } from '../sql/driver.js';
 import { type Result, runProgramAsync, type Sql } from '../sql/program.js';
 import { type StoreOptions, StoreUnavailableError } from '../store.js';
 import { startChangeSequencer } from './change-sequencer.js';
+import { connectionRefusal } from './connection-refusals.js';
 import { listenForChanges } from './notifications.js';
 import { ICU_ROOT_COLLATION } from './postgres-dialect.js';
 import { isRetriable, isUnavailable, postgresFault } from './postgres-faults.js';
@@ -57,6 +58,8 @@ export async function openPostgresDriver(
     icu = await inspect(pool, pools);
   } catch (error) {
     await Promise.all(pools.map((each) => each.end()));
+    const refusal = connectionRefusal(error, url);
+    if (refusal) throw refusal;
     if (!isUnavailable(error)) throw error;
     throw new StoreUnavailableError(`PostgreSQL is unavailable (${(error as Error).message})`, { cause: error });
   }
