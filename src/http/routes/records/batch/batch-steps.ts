@@ -1,13 +1,10 @@
 /**
  * A batch's operations as the store's steps: each readied exactly as the same request alone
  * would be (its collection's rules, schema, size cap, If-Match, password), once the earlier
- * results it names are known. Passwords are hashed before the batch runs, since the store
- * runs its steps without waiting.
+ * results it names are known. Passwords were hashed before the batch runs
+ * (./readied-operations.ts), since the store runs its steps without waiting.
  */
-import type { FastifyRequest } from 'fastify';
-import { PASSWORD_FIELD } from '../../../../core/accounts.js';
 import { jsonBytes } from '../../../../core/json-bytes.js';
-import { withoutSystemFields } from '../../../../core/record-rules.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import {
   badReference,
@@ -15,7 +12,6 @@ import {
   mentionsResults,
   parsedResults,
   type ResultReference,
-  referenceIn,
   referencesIn,
   valueAt,
 } from '../../../../records/batch/batch-references.js';
@@ -31,72 +27,7 @@ import {
   type StoredRecord,
 } from '../../../../store/store.js';
 import type { OperationContext } from '../operations/context.js';
-import { atOperation } from './batch-problem.js';
-
-/** An operation with what it needs before the batch runs: its collection's context, its password's hash. */
-export interface ReadiedOperation {
-  readonly operation: BatchOperation;
-  readonly context: OperationContext;
-  /** The body without system fields and without the password. */
-  readonly fields?: Record<string, unknown>;
-  readonly secret?: string;
-}
-
-/**
- * Hashes the operations' passwords, taking each out of its fields. One a batch: a hash
- * costs a third of a second of CPU at the default cost, and a bulk create takes none.
- */
-export async function readiedAll(
-  request: FastifyRequest,
-  operations: readonly BatchOperation[],
-  contextOf: (operation: BatchOperation) => OperationContext,
-): Promise<ReadiedOperation[]> {
-  const ready: ReadiedOperation[] = [];
-  let hashed = false;
-  for (const [index, operation] of operations.entries()) {
-    const context = contextOf(operation);
-    const body =
-      operation.body && (context.collection.account ? passwordAsWritten(operation.body, index) : operation.body);
-    const taken = atOperation(index, () => body && context.password(withoutSystemFields(body)));
-    if (!taken || taken.password === undefined) {
-      ready.push({ operation, context, ...(taken && { fields: taken.fields }) });
-      continue;
-    }
-    if (hashed) {
-      const detail = 'A batch may set one password: create or change other accounts in batches of their own.';
-      throw new BatchStepError(
-        index,
-        new Refusal('invalid-batch', detail, {
-          errors: [{ pointer: `/${index}/body/${PASSWORD_FIELD}`, message: 'is a second password' }],
-        }),
-      );
-    }
-    hashed = true;
-    const secret = await atOperation(index, () => context.hash(request, taken.password as string));
-    ready.push({ operation, context, fields: taken.fields, secret });
-  }
-  return ready;
-}
-
-/**
- * An account's body with its password as it will be hashed: the password is hashed before
- * the batch runs, so it cannot name an earlier result, and `$$` in it means one `$`, as in
- * any other field.
- */
-function passwordAsWritten(body: Record<string, unknown>, index: number): Record<string, unknown> {
-  const password = body[PASSWORD_FIELD];
-  if (typeof password !== 'string' || !mentionsResults(password)) return body;
-  if (referenceIn(password)) {
-    const detail = "A password is hashed before the batch runs, so it cannot name another operation's result.";
-    throw new BatchStepError(
-      index,
-      new Refusal('invalid-batch', detail, {
-        errors: [{ pointer: `/${index}/body/${PASSWORD_FIELD}`, message: 'names an earlier result' }],
-      }),
-    );
-  }
-  return { ...body, [PASSWORD_FIELD]: filledIn(password, () => undefined) };
-}
+import type { ReadiedOperation } from './readied-operations.js';
 
 /** The store's steps for a batch, and which of them were runs of creates sent as one. */
 export interface BatchSteps {

@@ -32,7 +32,8 @@ import { callerOf } from '../../../plugins/access-control/index.js';
 import type { OperationContext } from '../operations/context.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 import { atOperation, batchProblem } from './batch-problem.js';
-import { batchSteps, type ReadiedOperation, readiedAll } from './batch-steps.js';
+import { batchSteps } from './batch-steps.js';
+import { type ReadiedOperation, readiedAll } from './readied-operations.js';
 
 export interface BatchRouteOptions {
   store: Store;
