@@ -53,6 +53,7 @@ const SHARDS = [
     'collections',
     'compression',
     'config',
+    'console-shop.browser',
     'deep-cascades',
     'env-file',
     'floors',

@@ -182,7 +182,14 @@ export function createAccounts({ panel, forms, who, signOutButton, status, call,
   }
 
   signOutButton.addEventListener('click', signOut);
-  return { show, token, renewed, signedIn: () => session !== undefined };
+  return {
+    show,
+    token,
+    renewed,
+    signedIn: () => session !== undefined,
+    /** Whether a sign-in form is on the page (an account collection signs in with a field). */
+    canSignIn: () => forms.childElementCount > 0,
+  };
 }
 
 /** The session kept for this tab, if it is whole. */

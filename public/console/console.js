@@ -6,7 +6,7 @@
 
 import { createAccounts } from './auth.js';
 import { createBatchPanel } from './batch.js';
-import { createSchemaForm, loadRecordSchemas } from './schema-form.js';
+import { createSchemaForm, recordSchemas } from './schema-form.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
 /** The methods the switch sends through POST. */
@@ -30,6 +30,8 @@ const ui = {
   limit: $('limit'),
   listStatus: $('list-status'),
   table: $('records'),
+  tableWrap: $('records').parentElement,
+  signInHint: $('sign-in-hint'),
   first: $('first'),
   previous: $('previous'),
   next: $('next'),
@@ -68,8 +70,9 @@ const accounts = createAccounts({
   call,
   describe,
   onChange: () => {
-    // What the account may see differs: the page, the feed and the editor start again.
+    // What the account may see differs: the page, the feed, the editor and the batch example start again.
     if (!state.current) return;
+    batchPanel.offer(state.current);
     startNewRecord();
     loadPage(firstPage(), { earlier: [] });
     follow(state.current);
@@ -251,14 +254,37 @@ async function start() {
   }
   window.addEventListener('hashchange', selectFromHash);
   selectFromHash();
-  // The collections' schemas, for the editor's form: from the OpenAPI document, once.
-  const schemas = await loadRecordSchemas((path) => call('GET', path), index.data.openapi, state.collections);
-  for (const collection of state.collections) collection.schema = schemas.get(collection.name);
+  // The collections' schemas, for the editor's form, and who may list them: from the OpenAPI document, once.
+  const described = await call('GET', typeof index.data.openapi === 'string' ? index.data.openapi : '/openapi.json');
+  const openapi = described.ok ? described.data : undefined;
+  const schemas = recordSchemas(openapi, state.collections);
+  for (const collection of state.collections) {
+    collection.schema = schemas.get(collection.name);
+    collection.listsNoneToAnonymous = listsNoneToAnonymous(openapi, collection);
+  }
   if (state.current) {
     schemaForm.show(state.current);
     batchPanel.offer(state.current);
+    if (ui.listStatus.dataset.summary === 'true' && state.page) showSummary(state.current);
   }
 }
+
+/**
+ * Whether the document says the collection's list shows nothing to a caller with no
+ * credential: its security names no anonymous choice (`{}`), since the collection's `list`
+ * rule cannot hold without an account (as `userId == auth.id` cannot).
+ */
+function listsNoneToAnonymous(openapi, collection) {
+  // HEAD's: the list's GET may also carry the bulk create (the method override), whose own
+  // rule may admit anyone, and is documented with both operations' security.
+  const list = openapi?.paths?.[collection.list];
+  const security = list?.head?.security ?? list?.get?.security;
+  if (!Array.isArray(security) || security.length === 0) return false;
+  return !security.some((choice) => choice !== null && typeof choice === 'object' && Object.keys(choice).length === 0);
+}
+
+/** Whether requests go without a credential: no one signed in, no API key. */
+const anonymous = () => !accounts.signedIn() && ui.apiKey.value.trim() === '';
 
 /** `#orders` opens a collection; `#users/7` opens it with record 7 in the editor (a reference's link). */
 function selectFromHash() {
@@ -394,10 +420,7 @@ async function loadPage(path, { earlier = state.earlier, quiet = false } = {}) {
   state.total = result.headers.has('x-total-count') && Number.isFinite(total) ? total : undefined;
   renderTable();
   // A reload for another client's change leaves what the last action said on screen.
-  if (!quiet || ui.listStatus.dataset.summary === 'true') {
-    showStatus(ui.listStatus, pageSummary(collection));
-    ui.listStatus.dataset.summary = 'true';
-  }
+  if (!quiet || ui.listStatus.dataset.summary === 'true') showSummary(collection);
   ui.first.disabled = state.earlier.length === 0;
   ui.previous.disabled = state.earlier.length === 0;
   ui.next.disabled = !state.nextPage;
@@ -405,6 +428,25 @@ async function loadPage(path, { earlier = state.earlier, quiet = false } = {}) {
 }
 
 const reloadPage = () => loadPage(state.page ?? firstPage());
+
+/**
+ * The page's summary on the status line. An empty page of a collection whose rules show
+ * nothing without an account, asked for with no credential, is no answer about the records:
+ * the table makes way for a hint to sign in.
+ */
+function showSummary(collection) {
+  const hidden = state.rows.length === 0 && collection.listsNoneToAnonymous === true && anonymous();
+  ui.signInHint.hidden = !hidden;
+  ui.tableWrap.hidden = hidden;
+  if (hidden) {
+    const where = accounts.canSignIn() ? 'sign in above' : 'enter an API key';
+    ui.signInHint.querySelector('span').textContent =
+      `${capitalize(collection.name)} are shown only to those allowed to see them: ${where} to see yours.`;
+    ui.signInHint.querySelector('button').textContent = accounts.canSignIn() ? 'Go to sign-in' : 'Go to the API key';
+  }
+  showStatus(ui.listStatus, hidden ? `No ${collection.name} shown without signing in.` : pageSummary(collection));
+  ui.listStatus.dataset.summary = 'true';
+}
 
 /** "Page 2: 25 users of 73; more on the next page." */
 function pageSummary(collection) {
@@ -622,6 +664,8 @@ function mergePatch(before, after) {
 async function save(event) {
   event.preventDefault();
   clearErrors();
+  // What the last action said (Saved product 7.) is no longer news once another save is tried.
+  if (ui.listStatus.dataset.summary !== 'true' && state.page) showSummary(state.current);
   if (!schemaForm.write()) return;
   const fields = readEditor();
   if (!fields) return;
@@ -630,7 +674,7 @@ async function save(event) {
   if (!state.record) {
     const result = await writing(() => call('POST', collection.create, { body: fields }));
     if (epoch === state.editorEpoch) {
-      if (!result.ok) return showErrors(result.problem, result.status);
+      if (!result.ok) return refused(result.problem, result.status);
       showRecord(result.data, result.headers.get('etag'));
     }
     if (!result.ok) return;
@@ -648,7 +692,7 @@ async function save(event) {
     call('PUT', collection.item.replace('{id}', id), { body: patch, headers: etag ? { 'if-match': etag } : {} }),
   );
   if (epoch !== state.editorEpoch) return;
-  if (!result.ok) return showErrors(result.problem, result.status, id);
+  if (!result.ok) return refused(result.problem, result.status, id);
   showRecord(result.data, result.headers.get('etag'));
   await reloadPage();
   showStatus(ui.listStatus, `Saved ${collection.singular} ${id}.`);
@@ -664,7 +708,7 @@ async function remove() {
     call('DELETE', collection.item.replace('{id}', id), { headers: etag ? { 'if-match': etag } : {} }),
   );
   if (epoch !== state.editorEpoch) return;
-  if (!result.ok) return showErrors(result.problem, result.status, id);
+  if (!result.ok) return refused(result.problem, result.status, id);
   startNewRecord();
   await reloadPage();
   showStatus(ui.listStatus, `Deleted ${collection.singular} ${id}.`);
@@ -729,6 +773,12 @@ function showErrors(problem, status, id) {
   schemaForm.showErrors(problem.errors);
 }
 
+/** A write the server refused: the problem beside the editor, and on the status line in place of the last success. */
+function refused(problem, status, id) {
+  showErrors(problem, status, id);
+  showStatus(ui.listStatus, problem, status);
+}
+
 /** A line of status: plain text, or a problem document's detail (marked as an error). */
 function showStatus(target, message, status) {
   const isProblem = typeof message === 'object';
@@ -791,5 +841,8 @@ ui.newRecord.addEventListener('click', () => {
   schemaForm.focus();
 });
 ui.delete.addEventListener('click', remove);
+ui.signInHint.querySelector('button').addEventListener('click', () => {
+  (accounts.canSignIn() ? $('sign-in-forms').querySelector('input') : ui.apiKey)?.focus();
+});
 
 start();

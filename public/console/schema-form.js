@@ -28,18 +28,17 @@ function element(tag, props = {}, ...children) {
 
 /**
  * The record schema of each collection that has one, by name: the create body the OpenAPI
- * document gives for its create path (the `<Singular>Fields` component), with each
+ * `document` gives for its create path (the `<Singular>Fields` component), with each
  * property's `$ref` followed. A collection without a schema (any JSON object, no
- * `properties`) has none. `get(path)` is the console's GET; an error or a document of another
- * shape means no forms, not a broken console.
+ * `properties`) has none. No document, or one of another shape, means no forms, not a
+ * broken console.
  */
-export async function loadRecordSchemas(get, path = '/openapi.json', collections = []) {
+export function recordSchemas(document, collections = []) {
   const schemas = new Map();
-  const result = await get(typeof path === 'string' ? path : '/openapi.json');
-  if (!result.ok || !isObject(result.data)) return schemas;
+  if (!isObject(document)) return schemas;
   for (const collection of collections) {
     try {
-      const schema = recordSchema(result.data, collection);
+      const schema = recordSchema(document, collection);
       if (schema) schemas.set(collection.name, schema);
     } catch {
       // A document this console does not understand: that collection keeps the textarea.
@@ -213,8 +212,12 @@ function makeField(name, schema, value, required) {
     const local = format === 'date-time' && value !== undefined ? localDateTime(value) : undefined;
     const dateTime = format === 'date-time' && (value === undefined || local !== undefined);
     const shown = dateTime ? local : value;
-    const inputType = dateTime ? 'datetime-local' : (FORMAT_TYPES[format] ?? 'text');
+    // A secret the server never returns (writeOnly, a password): typed out of sight, and
+    // offered to the browser's password manager as a new one, never filled with a saved one.
+    const secret = schema.writeOnly === true || format === 'password';
+    const inputType = secret ? 'password' : dateTime ? 'datetime-local' : (FORMAT_TYPES[format] ?? 'text');
     input = element('input', { id, type: inputType, spellcheck: false });
+    if (secret) input.autocomplete = 'new-password';
     if (dateTime) {
       input.step = '1';
       help.push('In your local time; sent in UTC.');
