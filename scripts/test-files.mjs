@@ -37,6 +37,7 @@ const SHARDS = [
     'conditional',
     'console-accounts.browser',
     'declared-collections',
+    'docs-page.browser',
     'hidden-records',
     'hostile-batches',
     'indexed-values',

@@ -3,7 +3,9 @@
  * route), with GET's status and headers and no body. A validating proxy refuses what the
  * document does not list, so each GET gets its HEAD, added before the tunnelled forms widen
  * the GETs (./tunnelled.ts): HEAD carries no override header, which on any wire method but
- * those METHOD_OVERRIDE names is refused.
+ * those METHOD_OVERRIDE names is refused. They share a tag of their own, after the
+ * collections': a reader meets each collection's operations once, and the HEAD forms
+ * together, where the reference page folds them (../routes/docs-page.ts).
  */
 import type { Operation, Response } from './merged-operations.js';
 import { overrideReferences } from './override-parameters.js';
@@ -13,6 +15,12 @@ interface Document {
 }
 
 const OVERRIDES = new Set(overrideReferences.map((reference) => reference.$ref));
+
+/** The tag every HEAD operation has, and its entry in the document's `tags`. */
+export const HEAD_TAG = {
+  name: 'HEAD',
+  description: 'Each GET above again as HEAD: the same status and headers, without the body.',
+};
 
 /** Adds a HEAD operation beside every GET of `openapi`. */
 export function documentHeads(openapi: object): void {
@@ -26,6 +34,7 @@ function headOf(get: Operation): Operation {
   return {
     ...rest,
     ...(get.operationId && { operationId: `${get.operationId}Head` }),
+    tags: [HEAD_TAG.name],
     ...(get.summary && { summary: `${get.summary}: the headers alone (HEAD)` }),
     description: `${get.description ? `${get.description} ` : ''}HEAD answers as GET does, without a body.`,
     parameters: (get.parameters ?? []).filter((parameter) => !parameter.$ref || !OVERRIDES.has(parameter.$ref)),

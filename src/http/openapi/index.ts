@@ -15,7 +15,7 @@ import { VERSION } from '../../core/version.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 import { documentFilters } from './filter-parameters.js';
 import { documentGuards, type GuardsOn } from './guards.js';
-import { documentHeads } from './head-operations.js';
+import { documentHeads, HEAD_TAG } from './head-operations.js';
 import { listed } from './merged-operations.js';
 import { overrideParameters, referenceOverrideHeaders } from './override-parameters.js';
 import { PROBLEM_COMPONENT_ID, ProblemComponent } from './problem-component.js';
@@ -23,7 +23,7 @@ import { componentNames, recordComponents } from './record-components.js';
 import { documentQueryTokens, securitySchemes } from './security.js';
 import { documentServers } from './servers.js';
 import { shareProblemResponses } from './shared-responses.js';
-import { documentTunnels } from './tunnelled.js';
+import { documentTunnels, OVERRIDE_TAG } from './tunnelled.js';
 
 export interface OpenApiOptions {
   /** The collections: their operations, record components (from their schemas) and filters. */
@@ -35,32 +35,58 @@ export interface OpenApiOptions {
   publicUrl: string;
 }
 
-/** The document's introduction; what it says of the method override follows METHOD_OVERRIDE. */
+/**
+ * The document's introduction: what the API serves and does first, each collection being a
+ * tag of the reference page; then the aliases and the errors; the method override last,
+ * beside the tags that hold the HEAD and tunnelled forms. What it says of the override
+ * follows METHOD_OVERRIDE.
+ */
 function describe(allowed: OverrideWireMethods, collections: readonly Collection[]): string {
-  const wire = [...allowed].join(' or ');
-  const override =
-    allowed.size === 0
-      ? ''
-      : `Clients that can only send ${wire} tunnel the other methods through the
-\`${OVERRIDE_HEADER_NAMES[0]}\` header (or \`${OVERRIDE_HEADER_NAMES[1]}\`, \`${OVERRIDE_HEADER_NAMES[2]}\`):
-send the request as ${wire} with the header naming the method you mean. Each such form is
-listed as an operation of its own (POST on a record's path, for one), with the header
-required, or widens the operation the wire method already has on its path.
-
-`;
   const names = collections.map((collection) => collection.plural);
   const served = listed(names.length > 0 ? names : ['no collections'], 'and');
   // The examples name a collection this server has.
   const { plural, singular } = collections[0] ?? { plural: 'users', singular: 'user' };
+  const accounts = collections.filter((collection) => collection.account).map((c) => `\`/${c.plural}/auth/\``);
+  const signIn =
+    accounts.length === 0
+      ? ''
+      : ` Accounts sign in at ${listed(accounts, 'or')} for a token that the collections' rules read.`;
+  const wire = [...allowed].join(' or ');
+  const override =
+    allowed.size === 0
+      ? 'Each GET is also listed as HEAD, in a section of its own at the end.'
+      : `Two sections at the end hold the other forms of the same operations: each GET as HEAD,
+and each tunnelled form. Clients that can only send ${wire} tunnel the other methods through the
+\`${OVERRIDE_HEADER_NAMES[0]}\` header (or \`${OVERRIDE_HEADER_NAMES[1]}\`, \`${OVERRIDE_HEADER_NAMES[2]}\`):
+send the request as ${wire} with the header naming the method you mean. Each such form is
+listed as an operation of its own (POST on a record's path, for one), with the header
+required, under "${OVERRIDE_TAG}", or widens the operation the wire method already has on its path.`;
   return `${served.charAt(0).toUpperCase()}${served.slice(1)} over REST, on SQLite or PostgreSQL.
 
-${override}Every path also answers without its trailing slash, and with the plural for one record
+Each collection is a section below: list its records (filters, sort, search, pages that
+follow \`Link\`), create one or many, read, replace, patch or delete one (\`If-Match\` makes a
+write conditional), and follow its changes as a stream of events. \`POST /batch/\` runs
+several operations, on any collections, in one transaction.${signIn}
+
+Every path also answers without its trailing slash, and with the plural for one record
 (\`/${plural}/7/\`); those aliases are left out here. Either create path takes one record or an
 array of them: the document lists one record at the singular path (\`POST /${singular}/\`) and an
 array at the plural (\`POST /${plural}/\`), so that each has its own answer type.
 
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
-describes it. A browser console to try the collections is at [/](/).`;
+describes it. A browser console to try the collections is at [/](/).
+
+${override}`;
+}
+
+/** The tags after the collections' and the service's: the HEAD forms, and the tunnelled ones where the override is on. */
+function otherForms(allowed: OverrideWireMethods) {
+  const wire = [...allowed].join(' or ');
+  const tunnelled = {
+    name: OVERRIDE_TAG,
+    description: `The operations above as clients that can only send ${wire} send them: the override header names the method meant, and the request is then that operation.`,
+  };
+  return [HEAD_TAG, ...(allowed.size > 0 ? [tunnelled] : [])];
 }
 
 /**
@@ -92,6 +118,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
         ...collections.map((c) => ({ name: c.plural, description: c.description })),
         { name: 'batch', description: 'Several operations, on any collections, in one transaction.' },
         { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
+        ...otherForms(options.methodOverride),
       ],
       components: {
         schemas: Object.assign(

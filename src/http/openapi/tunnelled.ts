@@ -12,6 +12,10 @@
  * apart by path and method. Where the wire method already has an operation on the path
  * (`GET /user/{id}/`, which GET may carry PUT, PATCH or DELETE to), that operation is
  * widened the same way, with its header left optional: without it, it is itself.
+ *
+ * The forms of their own share a tag, after the collections' (the widened operations stay
+ * in their collection's): a reader meets each collection's operations once, and the
+ * tunnelled forms together, where the reference page folds them (../routes/docs-page.ts).
  */
 import type { OverrideWireMethods } from '../../config/index.js';
 import type { Collection } from '../../core/collection.js';
@@ -22,6 +26,9 @@ export type { Operation } from './merged-operations.js';
 import { withArticle } from '../../core/articles.js';
 import { overrideReferences, tunnelParameter, tunnelParameterName } from './override-parameters.js';
 import { componentNames } from './record-components.js';
+
+/** The tag of every tunnelled form of its own (./index.ts describes it). */
+export const OVERRIDE_TAG = 'method override';
 
 const METHODS: readonly Method[] = ['get', 'put', 'post', 'patch', 'delete'];
 /** The wire methods that may carry the header, in the order their forms are added. */
@@ -102,7 +109,7 @@ function tunnel(wire: Method, carried: readonly Carried[], several: TunnelledPat
   return {
     operationId: named?.operationId ?? `${first.operationId}Tunnelled`,
     summary: named?.summary ?? `${first.summary} (${methods[0]} tunnelled through ${wire.toUpperCase()})`,
-    tags: first.tags ?? [],
+    tags: [OVERRIDE_TAG],
     description:
       `For clients that can only send ${wire.toUpperCase()}: the header names the method meant ` +
       `(${listed(methods, 'or')}), and the request is then handled and answered exactly as ${names}. ` +

@@ -10,13 +10,22 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { JSON_TYPE } from '../../records/render.js';
+import { HEAD_TAG } from '../openapi/head-operations.js';
+import { OVERRIDE_TAG } from '../openapi/tunnelled.js';
 import { type AssetFile, serveVersionedAssets } from '../plugins/compression/index.js';
 import { routesTakePolicy } from '../route-policy.js';
 
 /** Where Swagger UI's files are: swagger-ui-dist, as @fastify/swagger-ui's package holds it. */
 const SWAGGER_UI = join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static');
+
+/** restock's own style for the page (dark mode, a phone's width), beside the console's files. */
+const REFERENCE_STYLE = fileURLToPath(new URL('../../../public/docs/reference.css', import.meta.url));
+
+/** The tags the page shows folded: the HEAD and tunnelled forms, after the collections' own operations. */
+const FOLDED_TAGS = [HEAD_TAG.name, OVERRIDE_TAG];
 
 /**
  * The page's policy: its own scripts, styles and fonts, images inline or its own, requests
@@ -48,6 +57,9 @@ const CONTENT_SECURITY_POLICY = [
  * parser only what JSON.parse refuses.
  * BaseLayout has no top bar, so no standalone preset (268 KB) is loaded. The script is
  * deferred: it runs once the page is parsed, without waiting for the icons.
+ * The page follows the reader's colour scheme with Swagger UI's own dark theme (its
+ * `html.dark-mode`), and shows the tags of the HEAD and tunnelled forms folded (a link
+ * into one unfolds it), so that the reader meets the collections first.
  */
 const INITIALIZER = `(function () {
   function resolveRefFreeAtOnce() {
@@ -84,6 +96,12 @@ const INITIALIZER = `(function () {
     if (request.method === 'GET' || request.method === 'HEAD') delete request.body;
     return request;
   }
+  var dark = window.matchMedia('(prefers-color-scheme: dark)');
+  function followColourScheme() {
+    document.documentElement.classList.toggle('dark-mode', dark.matches);
+  }
+  followColourScheme();
+  dark.addEventListener('change', followColourScheme);
   var page = window.location.href.split('#', 1)[0];
   var base = page.endsWith('/') ? page : page + '/';
   window.ui = SwaggerUIBundle({
@@ -98,6 +116,13 @@ const INITIALIZER = `(function () {
     tryItOutEnabled: true,
     defaultModelsExpandDepth: -1,
     requestInterceptor: dropGetBody,
+  });
+  // Folded before the document arrives, so from the first render; a link into one of them
+  // (#/HEAD/getIndexHead) unfolds it, as deep linking does for any tag.
+  // (Deep links write a tag's spaces as underscores: #/method_override/tunnelUser.)
+  var linked = decodeURIComponent(window.location.hash.split('/')[1] || '').replace(/\\s/g, '_');
+  ${JSON.stringify(FOLDED_TAGS)}.forEach(function (tag) {
+    if (tag.replace(/\\s/g, '_') !== linked) window.ui.layoutActions.show(['operations-tag', tag], false);
   });
 })();
 `;
@@ -114,6 +139,7 @@ export async function referencePage(scope: FastifyInstance): Promise<void> {
     files: [
       swaggerUiFile('swagger-ui.css', 'text/css; charset=utf-8'),
       swaggerUiFile('index.css', 'text/css; charset=utf-8'),
+      { name: 'reference.css', type: 'text/css; charset=utf-8', bytes: readFileSync(REFERENCE_STYLE) },
       swaggerUiFile('swagger-ui-bundle.js', 'application/javascript; charset=utf-8'),
       swaggerUiFile('favicon-32x32.png', 'image/png'),
       swaggerUiFile('favicon-16x16.png', 'image/png'),
@@ -137,9 +163,12 @@ export async function referencePage(scope: FastifyInstance): Promise<void> {
 <html lang="en">
   <head>
     <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
     <title>restock API reference</title>
     <link rel="stylesheet" href="${url('swagger-ui.css')}" />
     <link rel="stylesheet" href="${url('index.css')}" />
+    <link rel="stylesheet" href="${url('reference.css')}" />
     <link rel="icon" type="image/png" href="${url('favicon-32x32.png')}" sizes="32x32" />
     <link rel="icon" type="image/png" href="${url('favicon-16x16.png')}" sizes="16x16" />
     <link rel="preload" href="${base}json" as="fetch" crossorigin />
