@@ -44,7 +44,10 @@ try {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('about:blank');
   await page.goto(`${server.url}/#users`);
-  await page.locator('#list-status').filter({ hasText: /^Page 1: / }).waitFor();
+  await page
+    .locator('#list-status')
+    .filter({ hasText: /^Page 1: / })
+    .waitFor();
   await page.screenshot({ path: 'docs/console-phone.png' });
 
   await page.setViewportSize({ width: 1280, height: 860 });
