@@ -438,13 +438,15 @@ function showSummary(collection) {
   const hidden = state.rows.length === 0 && collection.listsNoneToAnonymous === true && anonymous();
   ui.signInHint.hidden = !hidden;
   ui.tableWrap.hidden = hidden;
+  const signIn = accounts.canSignIn();
   if (hidden) {
-    const where = accounts.canSignIn() ? 'sign in above' : 'enter an API key';
+    const where = signIn ? 'sign in above' : 'enter an API key';
     ui.signInHint.querySelector('span').textContent =
       `${capitalize(collection.name)} are shown only to those allowed to see them: ${where} to see yours.`;
-    ui.signInHint.querySelector('button').textContent = accounts.canSignIn() ? 'Go to sign-in' : 'Go to the API key';
+    ui.signInHint.querySelector('button').textContent = signIn ? 'Go to sign-in' : 'Go to the API key';
   }
-  showStatus(ui.listStatus, hidden ? `No ${collection.name} shown without signing in.` : pageSummary(collection));
+  const without = signIn ? 'signing in' : 'a key';
+  showStatus(ui.listStatus, hidden ? `No ${collection.name} shown without ${without}.` : pageSummary(collection));
   ui.listStatus.dataset.summary = 'true';
 }
 
