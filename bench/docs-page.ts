@@ -6,7 +6,8 @@
  *
  * Each cold load is a new browser context (an empty cache); the warm load reopens the page
  * in the last one, where immutable assets come from the cache without a request. Times go
- * from the navigation's start until the last operation block is visible; bytes are what
+ * from the navigation's start until the last operation block it shows is visible (the HEAD
+ * and tunnelled forms' sections start folded, so not those); bytes are what
  * Chromium received on the wire (headers included), per response and in all. The document
  * the page reads is measured too: its bytes as JSON, and as sent (brotli, as the page gets it).
  */
@@ -32,7 +33,7 @@ interface Load {
   responses: { url: string; bytes: number; encoding: string; cacheControl: string }[];
 }
 
-/** Opens /docs/ in `context` and waits until every operation of the document is on screen. */
+/** Opens /docs/ in `context` and waits until every operation the page shows unfolded is on screen. */
 async function load(context: BrowserContext, url: string): Promise<Load> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
