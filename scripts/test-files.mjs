@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'backup',
+    'cli-terminal',
     'client.browser',
     'connection-limit',
     'console',
