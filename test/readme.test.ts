@@ -7,7 +7,7 @@
  * leads to a file, and to a heading there.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -55,6 +55,37 @@ function shBlocks(document: string, heading: string): string[] {
   // Headings here are ## and ###; a line of a script starting with "# " is a comment.
   const section = text.slice(at).split(/\n#{2,3} /)[0] ?? '';
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+/** The first `js` block under the heading `heading` of the README. */
+function jsBlock(heading: string): string {
+  const text = read('README.md');
+  return /```js\n([\s\S]*?)```/.exec(text.slice(text.indexOf(`# ${heading}\n`)))?.[1] ?? '';
+}
+
+/**
+ * Runs `command` until its output matches `pattern` (a feed's follower never ends), then
+ * stops it; resolves with all it printed and the match's groups.
+ */
+async function printedUntil(command: string, args: string[], pattern: RegExp): Promise<[string, ...string[]]> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  try {
+    return await new Promise<[string, ...string[]]>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = pattern.exec(output);
+        if (match) resolve([output, ...match.slice(1)]);
+      });
+      child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}${errors}`)));
+    });
+  } finally {
+    child.kill();
+  }
 }
 
 /** Runs a command line with the shell, against `origin`, and answers curl's exit code and the status. */
@@ -129,6 +160,38 @@ for (const kind of STORE_KINDS) {
         const [teapot] = (await (await fetch(`http://${at}/products/?sku=TEA-1`)).json()) as [{ id: number }];
         const removal = await fetch(`http://${at}/product/${teapot.id}/`, { method: 'DELETE', headers: admin });
         assert.equal(removal.status, 409, 'an ordered product stays');
+      });
+    });
+
+    it("then the change feed's curl prints the catalogue's changes as written, as its EventSource does in Node.js", async () => {
+      const [serve = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
+      const [line = '', ...others] = curlLines('README.md', 'Following changes');
+      assert.equal(others.length, 0);
+      assert.match(line, /^curl -N '\S+\/events\/\?since=0'/);
+      const example = jsBlock('Following changes');
+      assert.match(example, /new EventSource\('http:\/\/127\.0\.0\.1:3000\//);
+      await serving(ctx.db.url, variablesOf(serve), async (at) => {
+        // The feed never ends: each runs until it has printed a record, then is stopped.
+        const curled = await printedUntil(
+          'sh',
+          ['-c', `exec ${line.replaceAll('localhost:3000', at)}`],
+          /^data: (.+)$/m,
+        );
+        assert.match(curled[0], /^retry: \d+\n\nid: 1\nevent: created\ndata: /);
+        // The first product the README made: the walk-through's, on this database.
+        assert.equal(JSON.parse(curled[1] ?? '').name, 'Teapot');
+        const staff = `${line.replace(/\s+#.*$/, '').replace('products', 'users')} -H "Authorization: Bearer ${variablesOf(serve).API_KEYS?.split(':')[2]}"`;
+        const users = await printedUntil(
+          'sh',
+          ['-c', `exec ${staff.replaceAll('localhost:3000', at)}`],
+          /^data: (.+)$/m,
+        );
+        // The walk-through's first user, whom the shop's rules hide from anyone without a key.
+        assert.equal(JSON.parse(users[1] ?? '').name, 'Ada Lovelace', 'the staff key follows every user');
+        const script = example.replaceAll('127.0.0.1:3000', at);
+        const args = ['--experimental-eventsource', '--input-type=module', '-e', script];
+        const logged = await printedUntil(process.execPath, args, /^\{.*$/m);
+        assert.match(logged[0], /name: 'Teapot'/);
       });
     });
 
