@@ -62,6 +62,7 @@ const SHARDS = [
     'openapi-servers',
     'openapi-shared-responses',
     'readme',
+    'readme-links',
     'relations',
     'rule-eval',
     'rule-syntax',
