@@ -5,7 +5,15 @@
 // server's memory down (bench/README.md). The `--` ends Node.js's own options: without it,
 // Node.js reads `--env-file FILE` among the command's arguments too, and stops at a missing
 // FILE with its own message before restock can give its own.
-import '../scripts/check-node.mjs';
-import '../scripts/build-if-stale.mjs';
+import { readFileSync } from 'node:fs';
 
-await import('../dist/server.js');
+// `--version` answers from package.json alone: loading the app (and checking the build)
+// for it took most of a second, and several on a slow disk.
+if (['--version', '-v', 'version'].includes(process.argv[2] ?? '')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`restock ${version}\n`);
+} else {
+  await import('../scripts/check-node.mjs');
+  await import('../scripts/build-if-stale.mjs');
+  await import('../dist/server.js');
+}

@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'backup',
+    'cli-terminal',
     'client.browser',
     'connection-limit',
     'console',
@@ -63,6 +64,7 @@ const SHARDS = [
     'openapi-servers',
     'openapi-shared-responses',
     'readme',
+    'readme-links',
     'relations',
     'rule-eval',
     'rule-syntax',

@@ -17,15 +17,22 @@ export interface SupervisorLog {
  * serving is replaced; one that dies before (a bad setting, an unreachable database)
  * stops them all, since its siblings would fail the same way. SIGTERM and SIGINT are
  * passed on, and the primary exits once every worker has shut down: 0 if all did cleanly.
+ * `onServing` is called with the port once, when the first worker listens.
  */
-export function superviseWorkers(count: number, log: SupervisorLog): void {
+export function superviseWorkers(count: number, log: SupervisorLog, onServing?: (port: number) => void): void {
   const listening = new WeakSet<Worker>();
   let stopping = false;
   let failed = false;
+  let serving = false;
 
   const fork = () => {
     const worker = cluster.fork();
-    worker.once('listening', () => listening.add(worker));
+    worker.once('listening', ({ port }) => {
+      listening.add(worker);
+      // Once for the whole run: the first worker to listen says the port is served.
+      if (!serving) onServing?.(port);
+      serving = true;
+    });
   };
   const stopAll = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -55,6 +62,11 @@ export function superviseWorkers(count: number, log: SupervisorLog): void {
   serveClusterMetrics();
   log.info({ workers: count }, 'starting workers');
   for (let i = 0; i < count; i++) fork();
+}
+
+/** Whether this process is one worker of several, which leaves the start's line to the primary. */
+export function isWorker(): boolean {
+  return cluster.isWorker;
 }
 
 /** Whether this process is the supervising primary of a multi-process run. */

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
+import type { AddressInfo } from 'node:net';
 /**
  * The restock process: reads the configuration, builds the app, listens, and shuts down
  * cleanly on SIGTERM or SIGINT (stop accepting, finish in-flight requests, close the
  * database, exit 0).
  */
 import { pino } from 'pino';
-import { isPrimary, superviseWorkers } from './cluster.js';
+import { isPrimary, isWorker, superviseWorkers } from './cluster.js';
 import { runCommand, serveArguments, servedCollections } from './commands/commands.js';
+import { startBanner } from './commands/start-banner.js';
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { buildApp } from './http/app.js';
 import { RedisUnavailableError } from './http/plugins/rate-limit/index.js';
@@ -31,8 +33,12 @@ async function main(): Promise<void> {
     insecureNoAuth: config.insecureNoAuth,
   });
   if (refusal) throw new ConfigError(refusal);
+  // On a terminal, one line for the person who started it; the JSON logs are for machines.
+  const banner = (port: number) => {
+    if (process.stdout.isTTY) process.stdout.write(`${startBanner(config.host, port, config.databaseUrl)}\n`);
+  };
   if (isPrimary(config.workers)) {
-    superviseWorkers(config.workers, pino({ level: config.logLevel }));
+    superviseWorkers(config.workers, pino({ level: config.logLevel }), banner);
     return;
   }
   const app = await buildApp({ config });
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
     await app.close();
     throw new ConfigError(refusal);
   });
+  if (!isWorker()) banner((app.server.address() as AddressInfo).port);
 }
 
 /**

@@ -186,8 +186,8 @@ describe('starting on a fresh machine', () => {
     }
   });
 
-  it('prints every setting with --help', async () => {
-    const { code, stdout } = await runCommand(['--help']);
+  it('prints every setting with serve --help', async () => {
+    const { code, stdout } = await runCommand(['serve', '--help']);
     assert.equal(code, 0);
     for (const name of [
       'PORT',

@@ -3,13 +3,13 @@
  * each store (only the address changed to the test's port): a newcomer's first minutes must
  * work, and this keeps the text and the service in step. The README's walk-throughs run in
  * the README's order on one database, each after the one before it, as a reader follows
- * them. (A `[` in a URL, say, needs curl's `-g`.) Also: every relative link in the documents
- * leads to a file, and to a heading there.
+ * them. test/readme-links.test.ts checks the documents' links, and that a `[` in a URL has
+ * curl's `-g`.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -21,17 +21,6 @@ import { STORE_KINDS } from './helpers/stores.js';
 const run = promisify(execFile);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** The documents a reader gets: their relative links must resolve. */
-const DOCUMENTS = [
-  'README.md',
-  'CONTRIBUTING.md',
-  'SECURITY.md',
-  'bench/README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
 
 const read = (document: string) => readFileSync(join(ROOT, document), 'utf8');
 
@@ -55,6 +44,37 @@ function shBlocks(document: string, heading: string): string[] {
   // Headings here are ## and ###; a line of a script starting with "# " is a comment.
   const section = text.slice(at).split(/\n#{2,3} /)[0] ?? '';
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+/** The first `js` block under the heading `heading` of the README. */
+function jsBlock(heading: string): string {
+  const text = read('README.md');
+  return /```js\n([\s\S]*?)```/.exec(text.slice(text.indexOf(`# ${heading}\n`)))?.[1] ?? '';
+}
+
+/**
+ * Runs `command` until its output matches `pattern` (a feed's follower never ends), then
+ * stops it; resolves with all it printed and the match's groups.
+ */
+async function printedUntil(command: string, args: string[], pattern: RegExp): Promise<[string, ...string[]]> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  try {
+    return await new Promise<[string, ...string[]]>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = pattern.exec(output);
+        if (match) resolve([output, ...match.slice(1)]);
+      });
+      child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}${errors}`)));
+    });
+  } finally {
+    child.kill();
+  }
 }
 
 /** Runs a command line with the shell, against `origin`, and answers curl's exit code and the status. */
@@ -132,6 +152,38 @@ for (const kind of STORE_KINDS) {
       });
     });
 
+    it("then the change feed's curl prints the catalogue's changes as written, as its EventSource does in Node.js", async () => {
+      const [serve = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
+      const [line = '', ...others] = curlLines('README.md', 'Following changes');
+      assert.equal(others.length, 0);
+      assert.match(line, /^curl -N '\S+\/events\/\?since=0'/);
+      const example = jsBlock('Following changes');
+      assert.match(example, /new EventSource\('http:\/\/127\.0\.0\.1:3000\//);
+      await serving(ctx.db.url, variablesOf(serve), async (at) => {
+        // The feed never ends: each runs until it has printed a record, then is stopped.
+        const curled = await printedUntil(
+          'sh',
+          ['-c', `exec ${line.replaceAll('localhost:3000', at)}`],
+          /^data: (.+)$/m,
+        );
+        assert.match(curled[0], /^retry: \d+\n\nid: 1\nevent: created\ndata: /);
+        // The first product the README made: the walk-through's, on this database.
+        assert.equal(JSON.parse(curled[1] ?? '').name, 'Teapot');
+        const staff = `${line.replace(/\s+#.*$/, '').replace('products', 'users')} -H "Authorization: Bearer ${variablesOf(serve).API_KEYS?.split(':')[2]}"`;
+        const users = await printedUntil(
+          'sh',
+          ['-c', `exec ${staff.replaceAll('localhost:3000', at)}`],
+          /^data: (.+)$/m,
+        );
+        // The walk-through's first user, whom the shop's rules hide from anyone without a key.
+        assert.equal(JSON.parse(users[1] ?? '').name, 'Ada Lovelace', 'the staff key follows every user');
+        const script = example.replaceAll('127.0.0.1:3000', at);
+        const args = ['--experimental-eventsource', '--input-type=module', '-e', script];
+        const logged = await printedUntil(process.execPath, args, /^\{.*$/m);
+        assert.match(logged[0], /name: 'Teapot'/);
+      });
+    });
+
     it("then JavaScript's fetch example, against that shop with its staff key", async () => {
       const [serve = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
       const text = read('README.md');
@@ -164,83 +216,3 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
-
-/** A document's text without its fenced code blocks, where no line is a heading. */
-function withoutFences(text: string): string {
-  return text.replace(/^ *```[\s\S]*?^ *```/gm, '');
-}
-
-/** A document's text without its code, fenced or inline, where nothing is a link. */
-function prose(text: string): string {
-  return withoutFences(text).replace(/`[^`\n]*`/g, '');
-}
-
-/** The anchors of a document's headings, as GitHub makes them (github-slugger). */
-function anchors(text: string): Set<string> {
-  const seen = new Map<string, number>();
-  const slugs = new Set<string>();
-  for (const [, heading = ''] of withoutFences(text).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const base = heading
-      .replaceAll('`', '')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-      .replaceAll(' ', '-');
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    slugs.add(count === 0 ? base : `${base}-${count}`);
-  }
-  return slugs;
-}
-
-/** The relative link targets of a document: Markdown links and images, and HTML `src`. */
-function links(text: string): string[] {
-  const body = prose(text);
-  const targets = [
-    ...[...body.matchAll(/\]\(([^)\s]+)(?: +"[^"]*")?\)/g)].map((m) => m[1] ?? ''),
-    ...[...body.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) => m[1] ?? ''),
-  ];
-  return targets.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
-}
-
-describe('the documents', () => {
-  it('link only to files that exist, and to headings those files have', () => {
-    const broken: string[] = [];
-    for (const document of DOCUMENTS) {
-      for (const target of links(read(document))) {
-        const [path = '', anchor] = target.split('#');
-        const file = path === '' ? join(ROOT, document) : join(ROOT, dirname(document), decodeURI(path));
-        if (!existsSync(file)) {
-          broken.push(`${document}: ${target} (no such file)`);
-        } else if (anchor !== undefined && !anchors(readFileSync(file, 'utf8')).has(anchor)) {
-          broken.push(`${document}: ${target} (no such heading in ${relative(ROOT, file)})`);
-        }
-      }
-    }
-    assert.deepEqual(broken, []);
-  });
-
-  it('finds the links and headings there are (the checker itself)', () => {
-    const text =
-      '# A `b`: C, d\n## A b: c, d\n```sh\n# not a heading [x](nowhere.md)\n```\n[y](y.md#z) `[w](w.md)` <img src="i.png">';
-    assert.deepEqual([...anchors(text)], ['a-b-c-d', 'a-b-c-d-1']);
-    assert.deepEqual(links(text), ['y.md#z', 'i.png']);
-    assert.ok(anchors(read('docs/api.md')).has('change-feeds'));
-    assert.ok(links(read('README.md')).includes('docs/api.md'));
-  });
-
-  it('pass -g to curl wherever a URL holds brackets, which curl would read as a range', () => {
-    for (const document of DOCUMENTS) {
-      for (const [, block = ''] of read(document).matchAll(/```sh\n([\s\S]*?)```/g)) {
-        for (const line of block.replace(/\\\n\s*/g, ' ').split('\n')) {
-          const urls = line.match(/(?:https?:\/\/|localhost:|127\.0\.0\.1:)[^'"\s]*/g) ?? [];
-          if (!/^\s*curl\s/.test(line) || !urls.some((url) => /[[\]{}]/.test(url))) continue;
-          const options = line.split(/\s+/).filter((word) => word.startsWith('-'));
-          assert.ok(
-            options.some((option) => option === '--globoff' || /^-[a-zA-Z]*g[a-zA-Z]*$/.test(option)),
-            `${document}: ${line}`,
-          );
-        }
-      }
-    }
-  });
-});

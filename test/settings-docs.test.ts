@@ -6,17 +6,22 @@ import { COMMANDS, commandHelp, fullHelp, servedCollections } from '../src/comma
 import { alignColumns, HELP_WIDTH, helpText, SETTING_LIST, withSettingsTable } from '../src/config/index.js';
 import { cli } from './helpers/cli.js';
 
-/** The lines of a help text's table of settings: from its header to the first blank line. */
+/** The lines of a help text's settings, every group's: the indented lines after the line that says "Settings". */
 function settingsRows(help: string): string[] {
   const lines = help.split('\n');
-  const start = lines.findIndex((line) => /^ {2}flag +environment +meaning$/.test(line));
-  assert.ok(start >= 0, 'a table of settings');
-  const end = lines.indexOf('', start);
-  return lines.slice(start, end === -1 ? undefined : end);
+  const start = lines.findIndex((line) => line.startsWith('Settings'));
+  assert.ok(start >= 0, 'settings');
+  return lines.slice(start + 1).filter((line) => line.startsWith('  '));
 }
+
+/** The headings of a help text's groups of settings, in order. */
+const groupsIn = (help: string) =>
+  help.split('\n').flatMap((line) => /^(Server|Database|Records): /.exec(line)?.[1] ?? []);
 
 /** The flags a help text's table of settings lists. */
 const flagsIn = (help: string) => settingsRows(help).flatMap((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1] ?? []);
+
+const byGroupOrder = (group: string) => ['server', 'database', 'records'].indexOf(group);
 
 describe('the settings in docs/configuration.md and in --help', () => {
   it("keeps docs/configuration.md's table as the declaration writes it (npm run docs:settings)", () => {
@@ -27,9 +32,11 @@ describe('the settings in docs/configuration.md and in --help', () => {
 
   it('shows flag, variable and meaning in aligned columns, wrapped under the meaning', () => {
     const rows = settingsRows(helpText());
-    const header = rows[0] ?? '';
-    const [envColumn, meaningColumn] = [header.indexOf('environment'), header.indexOf('meaning')];
-    const entries = rows.slice(1).filter((line) => line.startsWith('  --'));
+    const first = rows[0] ?? '';
+    const envColumn = first.indexOf('PORT');
+    const meaningColumn = first.indexOf('TCP port');
+    assert.ok(envColumn > 0 && meaningColumn > envColumn, first);
+    const entries = rows.filter((line) => line.startsWith('  --'));
     assert.equal(entries.length, SETTING_LIST.length);
     for (const line of entries) {
       const setting = SETTING_LIST.find((s) => line.startsWith(`  --${s.flag} `));
@@ -37,7 +44,7 @@ describe('the settings in docs/configuration.md and in --help', () => {
       assert.equal(line.indexOf(setting.env, 4), envColumn, line);
       assert.match(line.charAt(meaningColumn - 1) + line.charAt(meaningColumn), /^ \S$/, line);
     }
-    for (const line of rows.slice(1).filter((line) => !line.startsWith('  --'))) {
+    for (const line of rows.filter((line) => !line.startsWith('  --'))) {
       assert.match(line, new RegExp(`^ {${meaningColumn}}\\S`), 'a wrapped meaning continues under its column');
     }
     assert.ok(rows.every((line) => line.length <= HELP_WIDTH));
@@ -70,16 +77,27 @@ describe('the settings in docs/configuration.md and in --help', () => {
     assert.equal(wrapped.map((line) => line.slice(6)).join(' '), words);
   });
 
-  it('lists every setting under restock --help and serve --help, and under a command only those it reads', () => {
-    const all = SETTING_LIST.map((s) => s.flag);
-    assert.deepEqual(flagsIn(fullHelp()), all);
-    assert.deepEqual(flagsIn(helpText()), all);
+  it('lists every setting under serve --help by group, under a command only those it reads, and under --help the groups', () => {
+    const byGroup = ['server', 'database', 'records'].flatMap((group) =>
+      SETTING_LIST.filter((s) => s.group === group).map((s) => s.flag),
+    );
+    assert.deepEqual(flagsIn(helpText()), byGroup);
+    assert.deepEqual(groupsIn(helpText()), ['Server', 'Database', 'Records']);
+    assert.deepEqual(flagsIn(fullHelp()), [], 'restock --help names the groups, not every setting');
+    assert.match(fullHelp(), /^ {2}server +\d+ settings: /m);
+    assert.match(fullHelp(), /restock COMMAND --help lists those a command reads/);
     for (const command of COMMANDS) {
       const help = commandHelp(command);
-      const expected = SETTING_LIST.filter(
-        (s) => command.reads.includes(s.group) || command.alsoReads?.includes(s.key),
-      ).map((s) => s.flag);
+      const read = SETTING_LIST.filter((s) => command.reads.includes(s.group) || command.alsoReads?.includes(s.key));
+      const expected = ['server', 'database', 'records'].flatMap((group) =>
+        read.filter((s) => s.group === group).map((s) => s.flag),
+      );
       assert.deepEqual(flagsIn(help), expected, command.name);
+      const headings = groupsIn(help).map((heading) => heading.toLowerCase());
+      assert.deepEqual(
+        headings,
+        [...new Set(read.map((s) => s.group))].sort((a, b) => byGroupOrder(a) - byGroupOrder(b)),
+      );
       assert.ok(!flagsIn(help).includes('port'), `${command.name} --help leaves out the server's settings`);
       assert.ok(help.indexOf('Options:') < help.indexOf('Settings it reads'), 'its own options first');
       for (const option of Object.keys(command.options ?? {})) assert.match(help, new RegExp(`--${option}\\b`));

@@ -10,6 +10,9 @@ import {
   loadConfig,
   nearest,
   SERVED_BY_DEFAULT,
+  SETTING_GROUPS,
+  SETTING_LIST,
+  type SettingGroup,
   settingsHelp,
 } from '../config/index.js';
 import { loadCatalog } from '../core/load-catalog.js';
@@ -34,7 +37,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'check',
     usage: '[options]',
-    summary: 'list the records that hold a lone surrogate or break their schema (SCHEMAS), and shared unique values',
+    summary: 'list records with lone surrogates, schema breaks (SCHEMAS) or shared unique values',
     reads: ['database'],
     run: runCheck,
   },
@@ -70,7 +73,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'rotate-keys',
     usage: '[options]',
-    summary: 'add a new key for signing access tokens; tokens the older keys signed stay valid until they expire',
+    summary: 'add a new signing key for access tokens; tokens signed before stay valid',
     reads: ['database'],
     // How long the keys it supersedes are kept: as long as a token they signed can live.
     alsoReads: ['accessTokenMinutes'],
@@ -152,24 +155,33 @@ export function servedCollections(schemas: string): string {
   }
 }
 
-/** What `restock --help` prints: the commands, then the settings of serving. `served` names the collections. */
+/**
+ * What `restock --help` prints: each command in one line, the options every command takes,
+ * and the groups of settings; a command's own --help lists the settings it reads.
+ */
 export function fullHelp(served = SERVED_BY_DEFAULT): string {
+  const counted = (group: SettingGroup) => SETTING_LIST.filter((s) => s.group === group);
   return [
     `restock: a REST service for ${served}`,
     '',
-    'Usage:',
+    'Usage: restock [COMMAND] [options]',
+    '',
+    'Commands:',
     ...alignColumns([
-      ['restock [serve] [options]', 'serve the API (the default)'],
-      ...COMMANDS.map((c) => [`restock ${c.name} ${c.usage}`, c.summary]),
-      ['restock --version', 'print the version'],
-      ['restock --help', 'print this text; COMMAND --help for its options'],
+      ['serve', 'serve the API (the default)'],
+      ...COMMANDS.map((c) => [`${c.name} ${c.usage.replace(/ ?\[(options|--out FILE)\]$/, '')}`.trim(), c.summary]),
     ]),
     '',
     'Every command takes:',
-    ...alignColumns([ENV_FILE_HELP]),
+    ...alignColumns([
+      ENV_FILE_HELP,
+      ['-h, --help', 'print this text; restock COMMAND --help prints the options and settings of one command'],
+      ['-v, --version', 'print the version'],
+    ]),
     '',
-    'Settings, each a flag or an environment variable (the flag wins, then the variable, then --env-file); a command lists those it reads:',
-    ...settingsHelp(),
+    'Settings, each a flag or an environment variable (the flag wins, then the variable, then --env-file), in groups;',
+    'restock COMMAND --help lists those a command reads, restock serve --help all of them:',
+    ...alignColumns(SETTING_GROUPS.map(({ group, about }) => [group, `${counted(group).length} settings: ${about}`])),
     '',
   ].join('\n');
 }
@@ -193,6 +205,7 @@ export function commandHelp(command: Command): string {
     ]),
     '',
     'Settings it reads, each a flag or an environment variable (the flag wins, then the variable, then --env-file):',
+    '',
     ...settingsHelp(command.reads, command.alsoReads),
     '',
     'It takes every other setting too, unused; restock serve --help lists them all.',

@@ -14,6 +14,7 @@ import { readPage } from '../records/list-page.js';
 import { renderRecord } from '../records/render.js';
 import type { Position } from '../store/store.js';
 import { type CommandContext, collectionOption, openCollection } from './command.js';
+import { NO_PROGRESS, recordsBar } from './progress.js';
 
 /** Records read from the store at a time, at most, and the most bytes of them. */
 const PAGE_SIZE = 1000;
@@ -62,6 +63,11 @@ export async function runExport({ config, options, io }: CommandContext): Promis
   };
 
   let count = 0;
+  // A bar where someone watches standard error, unless the records themselves scroll by there.
+  const watched = io.stderr.isTTY === true && (partial !== undefined || io.stdout.isTTY !== true);
+  const progress = watched
+    ? recordsBar(io.stderr, await records.count({ where: [] }), `exporting ${name}`)
+    : NO_PROGRESS;
   try {
     if (format === 'json') await write('[');
     for (let after: Position | undefined; ; ) {
@@ -78,6 +84,7 @@ export async function runExport({ config, options, io }: CommandContext): Promis
         count++;
       }
       if (text) await write(text);
+      progress.update(count);
       if (!page.more || !page.last) break;
       after = page.last.position;
     }
@@ -94,6 +101,7 @@ export async function runExport({ config, options, io }: CommandContext): Promis
     io.stderr.write(`restock: export failed after ${count} ${name}: ${(error as Error).message}\n`);
     return 1;
   } finally {
+    progress.stop();
     await close();
   }
   io.stderr.write(`exported ${count} ${name}${file ? ` to ${file}` : ''}\n`);

@@ -13,6 +13,7 @@ export {
   helpText,
   plainText,
   SERVED_BY_DEFAULT,
+  SETTING_GROUPS,
   settingsHelp,
 } from './help.js';
 export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArguments, loadConfig } from './load.js';

@@ -161,6 +161,8 @@ export interface StoreGauge {
 export interface Store {
   /** Which database this is, for logs and readiness output. */
   readonly dialect: string;
+  /** What opening it did to the database's tables: the migrations it applied, the tables it made. */
+  readonly synced: TableSync;
   /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
   readonly gauges?: readonly StoreGauge[];
   collection(name: string): Records;
@@ -175,6 +177,20 @@ export interface Store {
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What opening a store did to its tables, for `restock migrate` to say. */
+export interface TableSync {
+  /** The migrations recorded before, by version: none for a database made by this open. */
+  before: number[];
+  /** The migrations this open applied, in order. */
+  applied: number[];
+  /**
+   * The collections whose tables this open made, told by their change counters, which every
+   * collection gets with its table; undefined when the change log itself was made now on a
+   * database that had tables before it, where a new counter does not mean a new table.
+   */
+  added: string[] | undefined;
 }
 
 /**

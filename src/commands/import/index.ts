@@ -16,11 +16,11 @@ import type { Readable } from 'node:stream';
 import { ConfigError } from '../../config/index.js';
 import type { CommandContext } from '../command.js';
 import { collectionOption, openCollection } from '../command.js';
+import { progressBar } from '../progress.js';
 import { InputError, type RecordText, readRecords } from '../record-reader.js';
 import { ImportWriter } from './batches.js';
 import { DryRun } from './dry-run.js';
 import { hashPasswords } from './passwords.js';
-import { progressBar } from './progress.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
 import { Upserter } from './upsert.js';
 

@@ -41,17 +41,23 @@ export function* createChangeTables(idType: string): Program<void> {
   )`);
 }
 
-/** Makes the counter of each collection that lacks one, starting after what its log holds. */
-export function* createChangeCounters(dialect: SqlDialect, collections: readonly string[]): Program<void> {
+/**
+ * Makes the counter of each collection that lacks one, starting after what its log holds;
+ * returns the collections that lacked one.
+ */
+export function* createChangeCounters(dialect: SqlDialect, collections: readonly string[]): Program<string[]> {
   const p = dialect.placeholder;
+  const made: string[] = [];
   for (const collection of collections) {
-    yield {
+    const { changes } = yield {
       text:
         `INSERT INTO change_seqs (collection, seq) SELECT ${p(1)}, COALESCE(MAX(seq), 0) FROM changes ` +
         `WHERE collection = ${p(1)} ON CONFLICT (collection) DO NOTHING`,
       values: [collection],
     };
+    if (changes > 0) made.push(collection);
   }
+  return made;
 }
 
 const KINDS = new Set(['created', 'updated', 'deleted']);

@@ -12,6 +12,9 @@ import { createServerSecrets } from './server-secrets.js';
 
 export type SharedMigration = Omit<Migration, 'version'>;
 
+/** The name the change log's migration is recorded under (table-sync.ts looks for it). */
+export const CHANGE_LOG_MIGRATION = 'change log';
+
 /** The shared migrations in the order every engine applies them. */
 export function sharedMigrations(idType: string): {
   references: SharedMigration;
@@ -21,7 +24,7 @@ export function sharedMigrations(idType: string): {
 } {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
-    changeLog: { name: 'change log', up: () => createChangeTables(idType) },
+    changeLog: { name: CHANGE_LOG_MIGRATION, up: () => createChangeTables(idType) },
     accounts: { name: 'accounts', up: () => createAccountTables(idType) },
     serverSecrets: { name: 'server secrets', up: () => createServerSecrets() },
   };

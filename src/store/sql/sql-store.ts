@@ -11,6 +11,7 @@ import {
   type Store,
   type StoreOptions,
   StoreUnavailableError,
+  type TableSync,
 } from '../store.js';
 import { sqlAccountTables } from './account-sql.js';
 import { sqlChangeLog } from './change-log-sql.js';
@@ -32,8 +33,9 @@ export async function openSqlStore(
   const { driver, dialect, tables } = engine;
   const target = tableTarget(catalog, options);
   const guard = storeErrors(engine, target, options);
+  let synced: TableSync;
   try {
-    await guard(driver.locked(() => syncTables(dialect, tables, target, isUniqueFailure(driver))));
+    synced = await guard(driver.locked(() => syncTables(dialect, tables, target, isUniqueFailure(driver))));
   } catch (error) {
     await driver.close();
     throw error;
@@ -47,6 +49,7 @@ export async function openSqlStore(
       };
   return {
     dialect: driver.name,
+    synced,
     gauges: driver.gauges,
     collection: collectionLookup(catalog.names, (name) => sqlCollection(searching, guard, catalog.get(name), catalog)),
     idempotency: sqlIdempotencyKeys(engine, guard),

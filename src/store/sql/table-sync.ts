@@ -4,13 +4,14 @@
  * unique indexes and references brought in line with the configuration. Tables follow the collections, as
  * indexes do: a collection added to an existing database gets its table on the next start.
  */
-import type { IndexedField, Reference, UniqueField } from '../store.js';
+import type { IndexedField, Reference, TableSync, UniqueField } from '../store.js';
 import { createChangeCounters } from './change-log-sql.js';
 import type { SqlDialect } from './dialect.js';
 import type { TableDdl } from './driver.js';
 import { createIndexStatements, indexName, refuseOversizedValues } from './index-sql.js';
 import { type Program, sql, statement } from './program.js';
 import { syncReferences } from './reference-sync.js';
+import { CHANGE_LOG_MIGRATION } from './shared-migrations.js';
 import {
   createUniqueIndexSql,
   type DuplicateRow,
@@ -33,16 +34,18 @@ export interface TableTarget {
   maxIndexedValueBytes: number;
 }
 
-/** Brings the tables in line with `target`; returns the migrations applied. */
+/** Brings the tables in line with `target`; says which migrations it applied and tables it made. */
 export function* syncTables(
   dialect: SqlDialect,
   ddl: TableDdl,
   target: TableTarget,
   isUniqueFailure: (error: unknown) => boolean,
-): Program<number[]> {
-  const applied = yield* migrate(dialect, ddl, target.collections);
+): Program<TableSync> {
+  const { before, applied } = yield* migrate(dialect, ddl, target.collections);
   yield* ddl.syncCollections(target.collections, target.searchIndex);
-  yield* createChangeCounters(dialect, target.collections);
+  const counted = yield* createChangeCounters(dialect, target.collections);
+  const changeLog = ddl.migrations.find((migration) => migration.name === CHANGE_LOG_MIGRATION)?.version;
+  const logBefore = before.length === 0 || (changeLog !== undefined && before.includes(changeLog));
   const made = new Set((yield ddl.listIndexes(target.collections)).rows.map((row) => String(row.name)));
   const newlyIndexed = [
     ...target.indexes.filter((field) => !made.has(indexName(field))),
@@ -52,17 +55,22 @@ export function* syncTables(
   for (const index of createIndexStatements(dialect, target.indexes)) yield sql(index);
   yield* syncUniqueIndexes(dialect, ddl, target, isUniqueFailure);
   yield* syncReferences(dialect, target.references);
-  return applied;
+  return { before, applied, added: logBefore ? counted : undefined };
 }
 
 /** Applies each migration not yet recorded in `schema_migrations`, in order. */
-function* migrate(dialect: SqlDialect, ddl: TableDdl, collections: readonly string[]): Program<number[]> {
+function* migrate(
+  dialect: SqlDialect,
+  ddl: TableDdl,
+  collections: readonly string[],
+): Program<{ before: number[]; applied: number[] }> {
   yield sql(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,
     applied_at TEXT NOT NULL
   )`);
-  const done = new Set((yield sql('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
+  const before = (yield sql('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version));
+  const done = new Set(before);
   const record = statement<'version' | 'name' | 'at'>(
     dialect.placeholder,
     (p) =>
@@ -75,7 +83,7 @@ function* migrate(dialect: SqlDialect, ddl: TableDdl, collections: readonly stri
     yield record({ version: migration.version, name: migration.name, at: new Date().toISOString() });
     applied.push(migration.version);
   }
-  return applied;
+  return { before, applied };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The progress bar of `restock import` on a terminal: by bytes read when the input's size is
- * known, with the records so far, the time spent and, once it can tell, the time left.
+ * The progress bars of `restock import` and `restock export` on a terminal: import's by bytes
+ * read when the input's size is known, export's by records written of those counted at its
+ * start; each with the records so far, the time spent and, once it can tell, the time left.
  */
 import type { Readable } from 'node:stream';
 // Format by the default export: Node.js finds no named export of it in this CommonJS module.
 import cliProgress, { type GenericFormatter, Presets, SingleBar } from 'cli-progress';
-import type { CommandContext } from '../command.js';
+import type { CommandContext } from './command.js';
 
 export interface Progress {
   update(records: number): void;
@@ -29,6 +30,32 @@ export function progressFormat(what: string, sized: boolean): GenericFormatter {
   };
 }
 
+/** What a command draws where no one watches: nothing. */
+export const NO_PROGRESS: Progress = { update: () => {}, stop: () => {} };
+
+/**
+ * A bar of `total` records (of `what`, as counted when it starts: records created meanwhile
+ * stretch it) on the terminal `stream`.
+ */
+export function recordsBar(stream: NodeJS.WritableStream, total: number, what: string): Progress {
+  const bar = new SingleBar({ stream, hideCursor: true, format: progressFormat(what, true) }, Presets.shades_classic);
+  bar.start(Math.max(total, 1), 0, { records: 0 });
+  let size = total;
+  return {
+    update: (records: number) => {
+      if (records > size) {
+        size = records;
+        bar.setTotal(size);
+      }
+      bar.update(records, { records });
+    },
+    stop: () => {
+      bar.update(Math.max(size, 1));
+      bar.stop();
+    },
+  };
+}
+
 /** A progress bar on a terminal (by bytes read when `total`, the input's size, is known); nothing elsewhere. */
 export function progressBar(
   io: CommandContext['io'],
@@ -36,7 +63,7 @@ export function progressBar(
   total: number | undefined,
   what: string,
 ): Progress {
-  if (io.stderr.isTTY !== true) return { update: () => {}, stop: () => {} };
+  if (io.stderr.isTTY !== true) return NO_PROGRESS;
   const format = progressFormat(what, total !== undefined);
   const bar = new SingleBar({ stream: io.stderr, hideCursor: true, format }, Presets.shades_classic);
   let bytes = 0;
