@@ -173,8 +173,9 @@ describe('integers beyond 2^53 in a body', () => {
 
 describe('dependencies whose engines say Node 22', () => {
   // @fastify/static pulls in content-disposition@3 (for reply.download) and fastify's
-  // light-my-request pulls in cookie@2 (for inject); both declare Node >= 22 but use
-  // nothing Node 20 lacks, which this proves on every Node CI runs.
+  // light-my-request pulls in cookie@2 (for inject); both declare Node >= 22. package.json's
+  // overrides keep their previous majors (docs/decisions.md): this proves that the packages
+  // using them work with what the install holds, on every Node CI runs.
   it('content-disposition, through @fastify/static, works on this Node', () => {
     const staticRequire = createRequire(require.resolve('@fastify/static'));
     const { create, parse } = staticRequire('content-disposition') as {
