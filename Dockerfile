@@ -29,18 +29,18 @@ COPY public/ public/
 COPY schemas/ schemas/
 COPY bench/README.md bench/
 COPY README.md LICENSE CONTRIBUTING.md SECURITY.md ./
+# The client is bundled in restock-server's tarball: it installs alone.
 RUN npm run build \
   && mkdir /packed \
-  && npm pack --pack-destination /packed \
-  && npm pack --workspace packages/client --pack-destination /packed
+  && npm pack --pack-destination /packed
 WORKDIR /app
 RUN echo '{ "name": "restock-image", "private": true }' > package.json \
-  && npm install --omit=dev --no-audit --no-fund /packed/restock-client-*.tgz /packed/restock-[0-9]*.tgz
+  && npm install --omit=dev --no-audit --no-fund /packed/restock-server-*.tgz
 
 FROM node:${NODE_VERSION}-slim
 COPY --from=build /app/ /app/
 # The SQLite driver loads here, in the stage that runs it, or the build stops.
-RUN node -e "new (require(require.resolve('better-sqlite3', { paths: ['/app/node_modules/restock'] })))(':memory:').close()" \
+RUN node -e "new (require(require.resolve('better-sqlite3', { paths: ['/app/node_modules/restock-server'] })))(':memory:').close()" \
   && mkdir /data \
   && chown node:node /data
 # HOST=0.0.0.0 with no API keys is refused at start (protected mode): give API_KEYS or
@@ -55,5 +55,5 @@ USER node
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself, and restock exits 0 on it.
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--", "/app/node_modules/restock/bin/restock.mjs"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--", "/app/node_modules/restock-server/bin/restock.mjs"]
 CMD ["serve"]

@@ -6,7 +6,7 @@
  *   node --import tsx bench/sqlite-drivers.ts [--seconds 1] [--reps 3] [--dir /tmp]
  *
  * The candidates:
- * - better-sqlite3 12 through `@restock/sqlite-node20`, on Node 20 only (12 aborts on Node
+ * - better-sqlite3 12 through `restock-sqlite-node20`, on Node 20 only (12 aborts on Node
  *   24, and its binary is built for Node 20's ABI);
  * - `better-sqlite3` 13 (Node-API), on Node >= 22 only: it segfaults while loading on Node
  *   20, so it is never even required there;
@@ -117,9 +117,9 @@ process.on('warning', (warning) => warnings.push(`${warning.name}: ${warning.mes
 async function loadCandidates(): Promise<Candidate[]> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   if (major < 22) {
-    const Database = require('@restock/sqlite-node20') as typeof BetterSqlite3;
-    const version = createRequire(require.resolve('@restock/sqlite-node20'))('better-sqlite3/package.json').version;
-    return [betterSqlite3(`better-sqlite3 ${version} (@restock/sqlite-node20)`, Database)];
+    const Database = require('restock-sqlite-node20') as typeof BetterSqlite3;
+    const version = createRequire(require.resolve('restock-sqlite-node20'))('better-sqlite3/package.json').version;
+    return [betterSqlite3(`better-sqlite3 ${version} (restock-sqlite-node20)`, Database)];
   }
   const candidates = [
     betterSqlite3(`better-sqlite3 ${versionOf('better-sqlite3')}`, require('better-sqlite3') as typeof BetterSqlite3),

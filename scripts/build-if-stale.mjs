@@ -25,7 +25,7 @@ const tsc = (project) => {
 const stale = (sources, built) =>
   existsSync(sources) && (!existsSync(built) || statSync(built).mtimeMs < newest(sources));
 
-// The client package first: restock's own sources import it, as `@restock/client`, from its dist/.
+// The client package first: restock's own sources import it, as `restock-client`, from its dist/.
 if (stale(join(root, 'packages/client/src'), join(root, 'packages/client/dist/index.js'))) {
   process.stderr.write('restock: building packages/client/dist/ from packages/client/src/\n');
   tsc('packages/client');

@@ -308,7 +308,7 @@ async function diagnostics(usage: string): Promise<string[]> {
   try {
     writeFileSync(join(dir, 'shop.ts'), await recordTypes('schemas/shop'));
     // .mts: a module, where the README's top-level await is allowed.
-    writeFileSync(join(dir, 'usage.mts'), usage.replaceAll("'@restock/client'", `'${CLIENT}'`));
+    writeFileSync(join(dir, 'usage.mts'), usage.replaceAll("'restock-client'", `'${CLIENT}'`));
     const program = ts.createProgram([join(dir, 'usage.mts')], {
       strict: true,
       noEmit: true,
@@ -328,7 +328,7 @@ async function diagnostics(usage: string): Promise<string[]> {
   }
 }
 
-const PREAMBLE = `import { createClient, ref, type BatchResult, type Stored } from '@restock/client';
+const PREAMBLE = `import { createClient, ref, type BatchResult, type Stored } from 'restock-client';
 import type { Collections, Order, Product, References, User } from './shop.js';
 const shop = createClient<Collections, References>({ baseUrl: 'http://127.0.0.1:3000' });
 `;
@@ -439,7 +439,7 @@ describe("the README's batch walk-through", () => {
       const script = join(dir, 'walk.mts');
       writeFileSync(
         script,
-        readmeBatchExample().replaceAll('http://127.0.0.1:3000', origin).replaceAll("'@restock/client'", `'${CLIENT}'`),
+        readmeBatchExample().replaceAll('http://127.0.0.1:3000', origin).replaceAll("'restock-client'", `'${CLIENT}'`),
       );
       const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT });
       const [order] = await shop

@@ -1,13 +1,14 @@
 /**
- * `@restock/client` as a web application installs it (process): built from packages/client
- * into a folder of its own, packed with `npm pack`, and installed from the tarball into an
- * empty folder. There it must bring no dependency and stay small, import in Node.js, type-check
- * under every `moduleResolution`, and load in Chromium as an ES module that talks to a live
- * restock. (test/package.test.ts installs it beside restock.)
+ * `restock-client` as a web application installs it (process): built from packages/client
+ * into a folder of its own, packed with `npm pack`, and installed from the tarball alone into
+ * an empty folder, with no warning. There it must bring no dependency and stay small, import
+ * in Node.js and make calls to a live restock, type-check under every `moduleResolution`, and
+ * load in Chromium as an ES module that talks to a live restock. (restock-server bundles it:
+ * test/package.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { launchChromium } from './helpers/browser.js';
 import { consumerDiagnostics, RESOLUTIONS } from './helpers/consumer-types.js';
+import { npmWarnings } from './helpers/npm-warnings.js';
 import { packClient } from './helpers/pack-client.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -48,13 +50,13 @@ describe('the client package', () => {
     const tarball = await packClient(work);
     app = join(work, 'app');
     mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), '{ "name": "a-web-app", "private": true, "type": "module" }');
     const started = performance.now();
-    await npm(['install', '--no-audit', '--no-fund', tarball], app);
+    const { stderr } = await npm(['install', '--no-audit', '--no-fund', tarball], app);
     const seconds = (performance.now() - started) / 1000;
-    installed = join(app, 'node_modules/@restock/client');
+    assert.deepEqual(npmWarnings(stderr), [], stderr);
+    installed = join(app, 'node_modules/restock-client');
     // Figures for the record, not assertions on time: the report quotes them.
-    console.log(`# @restock/client: installed in ${seconds.toFixed(1)} s, ${sizeOf(installed)} bytes`);
+    console.log(`# restock-client: installed in ${seconds.toFixed(1)} s, ${sizeOf(installed)} bytes`);
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -62,7 +64,7 @@ describe('the client package', () => {
     const packages = readdirSync(join(app, 'node_modules'), { recursive: true }).filter((path) =>
       String(path).endsWith('package.json'),
     );
-    assert.deepEqual(packages, ['@restock/client/package.json']);
+    assert.deepEqual(packages, ['restock-client/package.json']);
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(manifest.dependencies, undefined);
     assert.ok(sizeOf(installed) < 100 * 1024, `${sizeOf(installed)} bytes`);
@@ -75,7 +77,7 @@ describe('the client package', () => {
   });
 
   it('imports in Node.js as an ES module', async () => {
-    const script = "import('@restock/client').then((m) => console.log(Object.keys(m).sort().join(' ')))";
+    const script = "import('restock-client').then((m) => console.log(Object.keys(m).sort().join(' ')))";
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: app });
     for (const name of ['createClient', 'ProblemError', 'CollectionClient', 'RecordList', 'etagOf']) {
       assert.ok(
@@ -89,14 +91,15 @@ describe('the client package', () => {
   });
 
   it('type-checks under moduleResolution node10, node16, nodenext and bundler', () => {
-    const found = RESOLUTIONS.flatMap((resolution) => consumerDiagnostics(app, '@restock/client', resolution));
+    const found = RESOLUTIONS.flatMap((resolution) => consumerDiagnostics(app, 'restock-client', resolution));
     assert.deepEqual(found, []);
   });
 
-  describe('in Chromium, against a live restock', () => {
+  describe('against a live restock, in Node.js and in Chromium', () => {
     const kind = STORE_KINDS[0] as (typeof STORE_KINDS)[number];
     let db: TestDatabase;
     let restock: FastifyInstance;
+    let origin: string;
     let pages: Server;
     before(async () => {
       db = await kind.create();
@@ -104,6 +107,7 @@ describe('the client package', () => {
         config: defaultConfig({ databaseUrl: db.url, maxEventLoopDelay: 0 }),
         logStream: false,
       });
+      origin = await restock.listen({ host: '127.0.0.1', port: 0 });
       pages = servePage(installed);
       await new Promise((resolve) => pages.listen(0, '127.0.0.1', () => resolve(undefined)));
     });
@@ -113,8 +117,19 @@ describe('the client package', () => {
       await db?.drop();
     });
 
+    it('makes, reads and deletes a record from Node.js, imported by its package name', async () => {
+      const script = `import('restock-client').then(async ({ createClient }) => {
+        const products = createClient({ baseUrl: process.argv[1] }).collection('products');
+        const made = await products.create({ name: 'from node' });
+        const read = await products.get(made.id);
+        await products.delete(made.id); // the page test below counts the collection
+        console.log(JSON.stringify({ same: read.id === made.id, name: read.name }));
+      })`;
+      const { stdout } = await run(process.execPath, ['-e', script, origin], { cwd: app });
+      assert.deepEqual(JSON.parse(stdout), { same: true, name: 'from node' });
+    });
+
     it('loads the installed dist/ as an ES module and makes, pages and counts records', async () => {
-      const origin = await restock.listen({ host: '127.0.0.1', port: 0 });
       const browser = await launchChromium();
       try {
         const page = await browser.newPage();

@@ -123,7 +123,7 @@ function ignoredBy(patterns: string[], path: string): boolean {
   return parts.some((_, i) => regexes.some((regex) => regex.test(parts.slice(0, i + 1).join('/'))));
 }
 
-/** The files `npm pack` would put in the tarball of the package in `workspace` (the root's without one). */
+/** The files `npm pack` would put in the tarball of the package in `workspace` (the root's without one), bundled ones included. */
 const packedFiles = memoized(async (workspace?: string): Promise<string[]> => {
   const args = ['pack', '--dry-run', '--json', '--ignore-scripts', ...(workspace ? ['--workspace', workspace] : [])];
   const env = { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH}` };
@@ -198,7 +198,7 @@ describe('the Dockerfile', () => {
     );
   });
 
-  it('copies every file the packed tarballs hold, or builds it, and packs and installs them', async () => {
+  it('copies every file the packed tarball holds, or builds it, and packs and installs it', async () => {
     assert.ok(build, 'a build stage');
     const sources = contextSources(build);
     const copied = (file: string) => sources.some((source) => file === source || file.startsWith(`${source}/`));
@@ -208,28 +208,29 @@ describe('the Dockerfile', () => {
       'the build stage compiles dist/',
     );
     assert.ok(
-      builds.some((text) => /npm pack .*npm pack --workspace packages\/client/.test(text)),
-      'the build stage packs restock and its client',
+      builds.some((text) => /npm pack --pack-destination/.test(text)),
+      'the build stage packs restock (its client bundled inside)',
     );
     assert.ok(
-      builds.some((text) => /npm install --omit=dev .*restock-client-\*\.tgz .*restock-\[0-9\]\*\.tgz/.test(text)),
+      builds.some((text) => /npm install --omit=dev .*\/restock-server-\*\.tgz$/.test(text)),
+      'the build stage installs that tarball alone',
     );
 
     const restock = await packedFiles();
-    const client = await packedFiles('packages/client');
     assert.ok(restock.includes('dist/server.js'), 'dist/ is built, so the list holds it');
-    const missing = [
-      ...restock.filter((file) => !file.startsWith('dist/')),
-      ...client.filter((file) => !file.startsWith('dist/')).map((file) => `packages/client/${file}`),
-    ].filter((file) => !copied(file));
-    assert.deepEqual(missing, [], 'files the tarballs hold that the build stage does not copy');
+    // The bundled client's files come from packages/client/.
+    const missing = restock
+      .map((file) => file.replace(/^node_modules\/restock-client\//, 'packages/client/'))
+      .filter((file) => !/^(packages\/client\/)?dist\//.test(file))
+      .filter((file) => !copied(file));
+    assert.deepEqual(missing, [], 'files the tarball holds that the build stage does not copy');
   });
 
   it('runs, as its entry point, a file the tarball holds, and what that file imports', async () => {
     const entry = only(runtime, 'ENTRYPOINT').exec;
     assert.ok(entry, 'ENTRYPOINT in exec form: node is PID 1 and gets SIGTERM itself');
     assert.equal(entry[0], 'node');
-    const installed = '/app/node_modules/restock/';
+    const installed = '/app/node_modules/restock-server/';
     const script = entry.find((arg) => arg.startsWith(installed));
     assert.ok(script, 'the entry point runs the installed restock');
     const file = script.slice(installed.length);

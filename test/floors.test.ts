@@ -201,7 +201,7 @@ describe('the client (packages/client/src/, re-exported by src/client/)', () => 
     for (const [path, source] of sources()) {
       if (!isClient(path)) continue;
       const all = ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
-      for (const specifier of all) if (specifier !== '@restock/client') strays.push(`src/${path} imports ${specifier}`);
+      for (const specifier of all) if (specifier !== 'restock-client') strays.push(`src/${path} imports ${specifier}`);
     }
     assert.deepEqual(strays, []);
   });

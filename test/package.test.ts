@@ -1,11 +1,12 @@
 /**
- * The package as people install it (process): `npm pack` builds and packs it and the client
- * it depends on, `@restock/client` (both are published; here the test provides the client's
- * tarball), both install together into an empty folder, and there `restock` serves the API,
- * the console and the docs, its bin answers and writes the client's types, `restock/client`
- * imports and type-checks under every `moduleResolution`, and the README's links resolve.
- * Slow (a real install from the npm registry or its cache, which compiles the SQLite driver),
- * so it is one test.
+ * The package as people install it (process): `npm pack` builds and packs it, with the client
+ * it re-exports bundled inside (`restock-client`, bundleDependencies), and the tarball alone
+ * installs into an empty folder, asking the registry for nothing that is not published, and
+ * printing no warning (on Node 20 with the app settings docs/operations.md gives). There `restock` serves the API,
+ * the console and the docs, its bin answers and writes the client's types,
+ * `restock-server/client` imports and type-checks under every `moduleResolution`, and the
+ * README's links resolve. Slow (a real install from the npm registry or its cache, which
+ * compiles the SQLite driver on Node 20), so it is one test.
  *
  * It packs a copy of the clone, dist/ included with its times: packing builds dist/ when a
  * source is newer, and the copy's, not the one the other test files, running beside this
@@ -31,7 +32,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { consumerDiagnostics, RESOLUTIONS } from './helpers/consumer-types.js';
-import { packClient } from './helpers/pack-client.js';
+import { npmWarnings } from './helpers/npm-warnings.js';
 import { startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,7 +64,7 @@ async function pack(folder: string, destination: string): Promise<string> {
   return join(destination, filename);
 }
 
-const IMPORT_CLIENT = "import('restock/client').then((m) => console.log(typeof m.createClient))";
+const IMPORT_CLIENT = "import('restock-server/client').then((m) => console.log(typeof m.createClient))";
 
 /**
  * The links of a Markdown file in the installed package that lead nowhere: every relative
@@ -78,19 +79,39 @@ function brokenLinks(folder: string, file: string): string[] {
   });
 }
 
+const NODE20 = process.versions.node.startsWith('20.');
+
 /**
- * On Node 20, better-sqlite3 12 beside restock, as docs/operations.md says: npm does not install
- * the dependencies of the `file:` package that carries it inside restock's tarball.
+ * The app's package.json on Node 20, as docs/operations.md gives it: better-sqlite3 12's build
+ * approved (later lines run no install script), and the two packages that declare Node 22
+ * replaced by their previous majors, which declare 18 (npm reads overrides from the app alone).
  */
-const NODE20_BINDING = process.versions.node.startsWith('20.') ? ['better-sqlite3@12'] : [];
+const NODE20_APP = {
+  allowScripts: { 'better-sqlite3': true },
+  overrides: { 'content-disposition': '^2.0.1', cookie: '^1.1.1' },
+};
 
 /** The major versions of every better-sqlite3 an install of restock into `app` holds, wherever it may be. */
 function bindingsIn(app: string): string[] {
-  const places = ['', 'node_modules/restock/', 'node_modules/restock/packages/sqlite-node20/'];
+  const places = ['', 'node_modules/restock-server/', 'node_modules/restock-server/packages/sqlite-node20/'];
   return places
     .map((place) => join(app, place, 'node_modules/better-sqlite3/package.json'))
     .filter((manifest) => existsSync(manifest))
     .map((manifest) => (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version.split('.')[0] ?? '');
+}
+
+/**
+ * The copy's node_modules: the clone's packages, linked one by one, but the client workspace
+ * linked to the copy's own packages/client, so that the client bundled into the tarball is the
+ * one its prepack builds.
+ */
+function linkModules(clone: string): void {
+  const modules = join(clone, 'node_modules');
+  mkdirSync(modules);
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (name !== 'restock-client') symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
+  }
+  symlinkSync('../packages/client', join(modules, 'restock-client'));
 }
 
 describe('the package', () => {
@@ -102,17 +123,18 @@ describe('the package', () => {
       preserveTimestamps: true,
       filter: (path) => !NOT_COPIED.has(relative(ROOT, path)),
     });
-    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    const client = await packClient(work);
+    linkModules(clone);
     const tarball = await pack(clone, work);
 
+    // The tarball alone, in an empty folder (on Node 20, one with the settings above).
     const app = join(work, 'app');
     mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), '{ "name": "a-shop", "private": true }');
-    await npm(['install', '--no-audit', '--no-fund', client, tarball, ...NODE20_BINDING], app);
+    if (NODE20) writeFileSync(join(app, 'package.json'), JSON.stringify(NODE20_APP));
+    const { stderr } = await npm(['install', '--no-audit', '--no-fund', tarball], app);
+    assert.deepEqual(npmWarnings(stderr), [], stderr);
     // npm skips the other Node lines' SQLite binding: one better-sqlite3 in the tree, this line's.
-    assert.deepEqual(bindingsIn(app), NODE20_BINDING.length > 0 ? ['12'] : ['13']);
-    const installed = join(app, 'node_modules/restock');
+    assert.deepEqual(bindingsIn(app), NODE20 ? ['12'] : ['13']);
+    const installed = join(app, 'node_modules/restock-server');
     const files = readdirSync(installed, { recursive: true }).map(String);
     assert.deepEqual(
       files.filter((file) => file.endsWith('.map')),
@@ -122,7 +144,7 @@ describe('the package', () => {
     assert.deepEqual(brokenLinks(installed, 'README.md'), []);
     const { stdout: exported } = await run(process.execPath, ['-e', IMPORT_CLIENT], { cwd: app });
     assert.equal(exported.trim(), 'function');
-    const found = RESOLUTIONS.flatMap((resolution) => consumerDiagnostics(app, 'restock/client', resolution));
+    const found = RESOLUTIONS.flatMap((resolution) => consumerDiagnostics(app, 'restock-server/client', resolution));
     assert.deepEqual(found, []);
 
     const server = await startServer({}, [], { command: join(app, 'node_modules/.bin/restock'), cwd: app });

@@ -12,9 +12,9 @@ import express from 'express';
 import methodOverride from 'method-override';
 
 // better-sqlite3 from the project's node_modules: 13 crashes on Node 20, where the project
-// installs 12 through `@restock/sqlite-node20` (src/store/sqlite/sqlite-library.ts).
+// installs 12 through `restock-sqlite-node20` (src/store/sqlite/sqlite-library.ts).
 const nodeMajor = Number(process.versions.node.split('.')[0]);
-const Database = createRequire(import.meta.url)(nodeMajor >= 22 ? 'better-sqlite3' : '@restock/sqlite-node20');
+const Database = createRequire(import.meta.url)(nodeMajor >= 22 ? 'better-sqlite3' : 'restock-sqlite-node20');
 
 const [path = 'express-app.db', port = '3002'] = process.argv.slice(2);
 const db = new Database(path);

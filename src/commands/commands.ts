@@ -82,7 +82,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'types',
     usage: '[--out FILE]',
-    summary: "write TypeScript types of the collections' records (SCHEMAS), for @restock/client",
+    summary: "write TypeScript types of the collections' records (SCHEMAS), for restock-client",
     options: typesOptions,
     reads: [],
     alsoReads: ['schemas'],

@@ -1,7 +1,7 @@
 /**
  * `restock types [--out FILE]`: TypeScript types for the records of the collections restock
  * serves (the same `SCHEMAS` folder the server reads), for the client:
- * `createClient<Collections, References>(…)` from `@restock/client`. The JSON Schema to
+ * `createClient<Collections, References>(…)` from `restock-client`. The JSON Schema to
  * TypeScript translation is json-schema-to-typescript's; the collection map and each
  * collection's references (what `expand` may name) are written here.
  */

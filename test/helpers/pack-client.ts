@@ -1,5 +1,5 @@
 /**
- * `@restock/client` packed as it would be published: built from packages/client in a copy
+ * `restock-client` packed as it would be published: built from packages/client in a copy
  * (never into the clone's own dist/, which other test files may be reading) and packed there.
  */
 import { execFile } from 'node:child_process';

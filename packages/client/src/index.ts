@@ -2,7 +2,7 @@
  * restock's client, for Node.js and browsers: `fetch` and nothing else, no dependencies.
  *
  * ```ts
- * import { createClient } from '@restock/client';
+ * import { createClient } from 'restock-client';
  * import type { Collections, References } from './shop.js'; // written by `restock types`
  *
  * const shop = createClient<Collections, References>({ baseUrl: 'http://127.0.0.1:3000' });
