@@ -51,6 +51,7 @@ const SHARDS = [
     'address-budgets',
     'client-types',
     'collections',
+    'doc-code',
     'compression',
     'config',
     'deep-cascades',
