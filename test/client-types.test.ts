@@ -200,18 +200,18 @@ describe('client types generated from the example store', () => {
     assert.deepEqual(found, []);
   });
 
-  it('type a reference followed two deep as an expand inside the embedded record', async () => {
+  it('type a reference followed two deep as an expand inside the embedded record; untyped, any name', async () => {
     const found = await diagnostics(`
-      interface A { bId: number; tags: { bId: number }[] }
-      interface B { cId: number; label: string }
-      interface C { size: number }
-      const client = createClient<{ as: A; bs: B; cs: C }, { as: { bId: 'bs'; 'tags.bId': 'bs'; 'bId.cId': 'cs' }; bs: { cId: 'cs' } }>({ baseUrl: 'http://x' });
+      interface A { bId: number; tags: { bId: number }[] }; interface B { cId: number; label: string }
+      const client = createClient<{ as: A; bs: B; cs: { size: number } }, { as: { bId: 'bs'; 'tags.bId': 'bs'; 'bId.cId': 'cs' }; bs: { cId: 'cs' } }>({ baseUrl: 'http://x' });
       export async function use() {
       const a = await client.collection('as').get(1, { expand: ['bId.cId', 'tags.bId'] });
       const size: number | undefined = a.expand.bId?.expand.cId?.size;
       const labels: (string | undefined)[] = a.expand['tags.bId'].map((b) => b?.label);
       // @ts-expect-error: tags.bId followed no second reference
       void a.expand['tags.bId'][0]?.expand;
+      const loose = await createClient({ baseUrl: 'http://x' }).collection('things').get(1, { fields: ['name'], expand: ['ownerId'] });
+      void [loose.name, loose.expand.ownerId];
       return [size, labels];
       }
     `);

@@ -5,6 +5,7 @@
  * reference in a field of its own, an array for one inside an array, and inside an embedded
  * record its own `expand` for a name that follows a second reference (`userId.companyId`).
  */
+import type { KnownKeys } from './query-types.js';
 import type { Stored } from './stored.js';
 
 /**
@@ -59,8 +60,11 @@ export type Picked<S, F extends string> = {
   [K in keyof S as K extends 'id' | F | (F extends `${infer Head}.${string}` ? Head : never) ? K : never]: S[K];
 };
 
-/** What a read answers for a record `T` asked with `fields` `F` and `expand` `X` (`never`: not asked). */
+/**
+ * What a read answers for a record `T` asked with `fields` `F` and `expand` `X` (`never`: not
+ * asked). A record type that declares no field (the untyped client's) stays whole: any name goes.
+ */
 export type ReadRecord<T, R, E extends Embeds<R>, F extends string, X> = [F, X] extends [never, never]
   ? Stored<T>
-  : ([F] extends [never] ? Stored<T> : Picked<Stored<T>, F>) &
+  : ([F] extends [never] ? Stored<T> : [KnownKeys<T>] extends [never] ? Stored<T> : Picked<Stored<T>, F>) &
       ([X] extends [never] ? unknown : { expand: Expansion<T, R, E, X> });
