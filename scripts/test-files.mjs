@@ -49,6 +49,7 @@ const SHARDS = [
   [
     'access',
     'address-budgets',
+    'client-reads',
     'client-types',
     'collections',
     'doc-code',

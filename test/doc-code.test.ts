@@ -4,7 +4,8 @@
  * beside the types `restock types` writes for the example store (as `./shop.js`), importing the
  * client by its package name. A block written as a fragment of a longer program says so with
  * `<!-- ts-prelude: NAME -->` on a line just before it, naming one of PRELUDES below, which
- * is put before it; no block is left out.
+ * is put before it; no block is left out. (```js blocks are JavaScript, not checked here:
+ * test/readme.test.ts runs the README's fetch example against a server.)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

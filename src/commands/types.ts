@@ -69,7 +69,11 @@ ${references.join('\n')}
  * reads them to leave those fields out of read types and to make the owner optional on create.
  */
 function withNotes(collection: Collection, document: JSONSchema): JSONSchema {
-  const properties = (document.properties ?? {}) as Record<string, JSONSchema>;
+  const declared = (document.properties ?? {}) as Record<string, JSONSchema>;
+  // An account's password may be sent whether or not its schema declares one (restock checks it apart).
+  const password: JSONSchema = { type: 'string' };
+  const added = collection.account && !declared[PASSWORD_FIELD] && { [PASSWORD_FIELD]: password };
+  const properties: Record<string, JSONSchema> = { ...declared, ...added };
   const writeOnly = Object.keys(properties).filter(
     (name) => properties[name]?.writeOnly === true || (collection.account !== undefined && name === PASSWORD_FIELD),
   );
