@@ -51,8 +51,10 @@ const SHARDS = [
   [
     'access',
     'address-budgets',
+    'client-reads',
     'client-types',
     'collections',
+    'doc-code',
     'compression',
     'config',
     'console-shop.browser',

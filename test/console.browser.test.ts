@@ -4,7 +4,7 @@
  * the pages make is recorded: none may leave 127.0.0.1. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -292,6 +292,13 @@ describe('the console and the reference page in Chromium', () => {
       // The shop without its accounts and rules: this is about the form, not who may use it.
       for (const file of readdirSync(OPEN_SHOP_SCHEMAS))
         copyFileSync(join(OPEN_SHOP_SCHEMAS, file), join(folder, file));
+      // Products open, as the example's were: the form keeps a field the schema does not name (colour).
+      const products = JSON.parse(readFileSync(join(folder, 'products.schema.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      delete products.additionalProperties;
+      writeFileSync(join(folder, 'products.schema.json'), JSON.stringify(products));
       writeFileSync(join(folder, 'gadgets.schema.json'), JSON.stringify(GADGETS));
       shopDb = await sqliteKind.create();
       shop = await startServer({ DATABASE_URL: shopDb.url, SCHEMAS: folder });

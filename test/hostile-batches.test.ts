@@ -26,6 +26,7 @@ import { MAX_INDEXED_TEXT, MAX_INDEXED_TRIGRAMS } from '../src/store/sqlite/sear
 import type { Store } from '../src/store/store.js';
 import { call, failedAt, json, postBatch, problemOf, resultsOf } from './helpers/batch.js';
 import { authorization } from './helpers/keys.js';
+import { shopWithOpenSchemas } from './helpers/open-shop.js';
 import { shopSettings } from './helpers/shop-accounts.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
@@ -53,7 +54,13 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       db = await kind.create();
-      const config = defaultConfig({ ...shopSettings(), databaseUrl: db.url, maxEventLoopDelay: 0, rateLimitMax: 0 });
+      // Products open (users too): large records go in a `description` the example's products do not declare.
+      const config = defaultConfig({
+        ...shopSettings({ schemas: shopWithOpenSchemas() }),
+        databaseUrl: db.url,
+        maxEventLoopDelay: 0,
+        rateLimitMax: 0,
+      });
       store = await openStore(db.url, loadCatalog(config), storeOptionsOf(config));
       app = await buildApp({ config, store, logStream: false });
       origin = await app.listen({ host: '127.0.0.1', port: 0 });

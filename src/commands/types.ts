@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { PASSWORD_FIELD } from '../core/accounts.js';
 import type { Collection } from '../core/collection.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import type { CommandContext } from './command.js';
@@ -35,7 +36,12 @@ export async function recordTypes(schemas: string): Promise<string> {
   const references: string[] = [];
   for (const collection of collections) {
     const name = pascalCase(collection.singular);
-    const { title: _title, $id: _id, $schema: _schema, ...document } = collection.schema?.document ?? ANY_RECORD;
+    const {
+      title: _title,
+      $id: _id,
+      $schema: _schema,
+      ...document
+    } = withNotes(collection, collection.schema?.document ?? ANY_RECORD);
     // Arrays stay arrays: with minItems as a tuple (`[Item, ...Item[]]`), a list built by `map` would not
     // type-check. restock checks the bounds itself.
     const options = { bannerComment: '', additionalProperties: true, ignoreMinAndMaxItems: true };
@@ -55,6 +61,36 @@ ${references.join('\n')}
 `);
   return parts.join('\n');
 }
+
+/**
+ * The schema with the client's notes (`"~restock"`) added where there is something to note:
+ * the fields a create or change sends but no read returns (`writeOnly`, and an account's
+ * password), and the `x-owner` field restock fills from the signed-in account. The client
+ * reads them to leave those fields out of read types and to make the owner optional on create.
+ */
+function withNotes(collection: Collection, document: JSONSchema): JSONSchema {
+  const declared = (document.properties ?? {}) as Record<string, JSONSchema>;
+  // An account's password may be sent whether or not its schema declares one (restock checks it apart).
+  const password: JSONSchema = { type: 'string' };
+  const added = collection.account && !declared[PASSWORD_FIELD] && { [PASSWORD_FIELD]: password };
+  const properties: Record<string, JSONSchema> = { ...declared, ...added };
+  const writeOnly = Object.keys(properties).filter(
+    (name) => properties[name]?.writeOnly === true || (collection.account !== undefined && name === PASSWORD_FIELD),
+  );
+  const notes = [
+    ...(writeOnly.length > 0 ? [`writeOnly: ${writeOnly.map((name) => JSON.stringify(name)).join(' | ')}`] : []),
+    ...(collection.owner !== undefined ? [`owner: ${JSON.stringify(collection.owner)}`] : []),
+  ];
+  if (notes.length === 0) return document;
+  const note: JSONSchema = {
+    tsType: `{ ${notes.join('; ')} }`,
+    description: "For the client's types only, never sent nor received: what the schema says beyond the fields.",
+  };
+  return { ...document, properties: { ...properties, [NOTES_KEY]: note } };
+}
+
+/** The member the client reads the notes from (its `NotesKey`). */
+const NOTES_KEY = '~restock';
 
 /** The names `expand` takes: the collection's references, and theirs after a dot (restock follows two deep). */
 function referenceType({ references }: Collection, collections: readonly Collection[]): string {

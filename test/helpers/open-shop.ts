@@ -26,3 +26,19 @@ function openShopFolder(): string {
 
 /** A folder of the shop's schemas without `x-auth`, `x-rules`, `x-owner` or a password, removed on exit. */
 export const OPEN_SHOP_SCHEMAS = openShopFolder();
+
+/**
+ * A copy of the shop, accounts and rules kept, whose products and users take any field, as
+ * the example's did before its schemas were closed: for the suites that put a field of any
+ * size or depth in one (`description`, `nested`, `blob`). Removed on exit.
+ */
+export function shopWithOpenSchemas(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'restock-shop-open-'));
+  for (const name of readdirSync(SHOP)) {
+    const schema = JSON.parse(readFileSync(new URL(name, SHOP), 'utf8')) as Record<string, unknown>;
+    if (!name.startsWith('orders.')) delete schema.additionalProperties;
+    writeFileSync(join(dir, name), JSON.stringify(schema, null, 2));
+  }
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

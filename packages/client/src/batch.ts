@@ -8,7 +8,7 @@
 import type { Patch, RecordId } from './collection.js';
 import { type Problem, ProblemError } from './problem-error.js';
 import type { FieldName, ValueAt } from './query-types.js';
-import type { Stored } from './stored.js';
+import type { Creatable, Stored } from './stored.js';
 import type { RequestOptions, Transport } from './transport.js';
 import { ifMatchTag, remember } from './versions.js';
 
@@ -126,7 +126,7 @@ export class BatchBuilder<C> {
   readonly ref = ref;
 
   /** Creates one record. */
-  create<K extends keyof C & string>(collection: K, fields: ReferableFields<C[K]>): BatchOperation<C[K]> {
+  create<K extends keyof C & string>(collection: K, fields: ReferableFields<Creatable<C[K]>>): BatchOperation<C[K]> {
     return new BatchOperation('POST', collection, undefined, fields as object);
   }
 

@@ -1,14 +1,15 @@
 /** The operations on one collection: read, list, create, change, delete, follow. */
 import { type ChangeEvent, followFeed, type SubscribeOptions } from './change-stream.js';
 import { type ListQuery, queryString, type ReadQuery } from './list-query.js';
-import type { Filter } from './query-types.js';
+import type { ExpandName, FieldName, Filter } from './query-types.js';
+import type { Embeds, ReadRecord } from './read-types.js';
 import { type Page, pageOf, RecordList } from './record-list.js';
-import type { Stored, SystemFields } from './stored.js';
+import type { Creatable, Stored, SystemFields, Writable } from './stored.js';
 import type { RequestOptions, Transport } from './transport.js';
 import { etagOf, ifMatchTag, remember } from './versions.js';
 
 /** A JSON Merge Patch of `T`: fields given replace, `null` removes one, absent ones stay. */
-export type Patch<T> = { [K in keyof T]?: T[K] | null };
+export type Patch<T> = { [K in keyof Writable<T>]?: Writable<T>[K] | null };
 
 /** A record as a change names it: by id, or the record itself. */
 export type RecordId = number | Pick<SystemFields, 'id'>;
@@ -32,7 +33,18 @@ export type GetOptions<T, R> = ReadQuery<T, R> & RequestOptions;
 /** What a list takes: the query, a signal and a timeout. */
 export type ListOptions<T, R> = ListQuery<T, R> & RequestOptions;
 
-export class CollectionClient<T extends object, R = Record<string, string>> {
+/** The `fields` (`F`) and `expand` (`X`) a read names, kept as written to type what it answers. */
+type Shaped<F, X> = { fields?: readonly F[]; expand?: readonly X[] };
+
+/**
+ * The operations on the collection of records `T`, whose references `R` (name to collection)
+ * `expand` may embed, each as a record of type `E[name]`.
+ */
+export class CollectionClient<
+  T extends object,
+  R = Record<string, string>,
+  E extends Embeds<R> = { [N in keyof R]: Record<string, unknown> },
+> {
   readonly #transport: Transport;
   readonly name: string;
 
@@ -47,31 +59,44 @@ export class CollectionClient<T extends object, R = Record<string, string>> {
   }
 
   /** One record, with only `fields` if given, and the records its `expand` references name embedded. */
-  async get(id: number, options: GetOptions<T, R> = {}): Promise<Stored<T>> {
+  async get<F extends FieldName<T> = never, X extends ExpandName<R> = never>(
+    id: number,
+    options: GetOptions<T, R> & Shaped<F, X> = {},
+  ): Promise<ReadRecord<T, R, E, F, X>> {
     const { fields, expand, ...request } = options;
     const target = `${this.#path(id)}${queryString({ ...(expand && { expand }) })}`;
     const record = await this.#one(await this.#transport.send('GET', target, { ...request, repeatable: true }));
-    if (fields === undefined) return record;
+    if (fields === undefined) return record as ReadRecord<T, R, E, F, X>;
     // restock's read of one record takes no `fields=` (a list does): picked here, as a list picks them.
-    const picked = pickFields(record, fields, expand) as Stored<T>;
+    const picked = pickFields(record, fields, expand);
     remember(picked, etagOf(record) ?? null);
-    return picked;
+    return picked as ReadRecord<T, R, E, F, X>;
   }
 
   /** One page (the first, or the one a `cursor` names), with its cursor and, when asked to `count`, the total. */
-  async page(query: ListOptions<T, R> = {}): Promise<Page<T>> {
+  async page<F extends FieldName<T> = never, X extends ExpandName<R> = never>(
+    query: ListOptions<T, R> & Shaped<F, X> = {},
+  ): Promise<Page<T, ReadRecord<T, R, E, F, X>>> {
     const { signal, timeout, count } = query;
-    return pageOf<T>(await this.#readPage(`${this.#path()}${queryString(query)}`, { signal, timeout, count }));
+    return pageOf<T, ReadRecord<T, R, E, F, X>>(
+      await this.#readPage(`${this.#path()}${queryString(query)}`, { signal, timeout, count }),
+    );
   }
 
   /**
    * Every record the query selects: `for await (const record of list(query))`, page after
    * page through restock's `Link`; `.pages()` gives the pages themselves, `.all()` an array.
    */
-  list(query: ListOptions<T, R> = {}): RecordList<T> {
+  list<F extends FieldName<T> = never, X extends ExpandName<R> = never>(
+    query: ListOptions<T, R> & Shaped<F, X> = {},
+  ): RecordList<T, ReadRecord<T, R, E, F, X>> {
     const { signal, timeout, count } = query;
     const first = `${this.#path()}${queryString(query)}`;
-    return new RecordList<T>((target, options) => this.#readPage(target, options), first, { signal, timeout, count });
+    return new RecordList<T, ReadRecord<T, R, E, F, X>>((target, options) => this.#readPage(target, options), first, {
+      signal,
+      timeout,
+      count,
+    });
   }
 
   #readPage(target: string, { count, ...options }: RequestOptions & { count?: boolean | undefined }) {
@@ -85,9 +110,12 @@ export class CollectionClient<T extends object, R = Record<string, string>> {
    * given, makes a retry after a lost answer or a 5xx safe: restock replays the first answer
    * instead of creating twice.
    */
-  create(fields: T, options?: CreateOptions): Promise<Stored<T>>;
-  create(records: readonly T[], options?: CreateOptions): Promise<Stored<T>[]>;
-  async create(body: T | readonly T[], options: CreateOptions = {}): Promise<Stored<T> | Stored<T>[]> {
+  create(fields: Creatable<T>, options?: CreateOptions): Promise<Stored<T>>;
+  create(records: readonly Creatable<T>[], options?: CreateOptions): Promise<Stored<T>[]>;
+  async create(
+    body: Creatable<T> | readonly Creatable<T>[],
+    options: CreateOptions = {},
+  ): Promise<Stored<T> | Stored<T>[]> {
     const { idempotencyKey, ...request } = options;
     const headers = { 'idempotency-key': idempotencyKey ?? crypto.randomUUID() };
     const response = await this.#transport.send('POST', this.#path(), { ...request, body, headers, repeatable: true });
@@ -95,7 +123,7 @@ export class CollectionClient<T extends object, R = Record<string, string>> {
   }
 
   /** Creates all of `records` in one transaction, or none: `create` given an array. */
-  createMany(records: readonly T[], options: CreateOptions = {}): Promise<Stored<T>[]> {
+  createMany(records: readonly Creatable<T>[], options: CreateOptions = {}): Promise<Stored<T>[]> {
     return this.create(records, options);
   }
 

@@ -23,6 +23,7 @@ import { AccountClient } from './accounts.js';
 import { BatchBuilder, type BatchOperation, type BatchOptions, type BatchResults, sendBatch } from './batch.js';
 import { CollectionClient } from './collection.js';
 import type { AnyReferences, ReferenceMap } from './query-types.js';
+import type { Embeds } from './read-types.js';
 import { type IssuedTokens, SessionKeeper } from './session.js';
 import { type ClientOptions, Transport } from './transport.js';
 
@@ -65,9 +66,20 @@ export type {
   Scalar,
   SortKey,
 } from './query-types.js';
+export type { Embeds, Expansion, Picked, ReadRecord } from './read-types.js';
 export { type Page, RecordList } from './record-list.js';
 export type { IssuedTokens, Session, SessionListener } from './session.js';
-export type { Stored, SystemFields } from './stored.js';
+export type {
+  Creatable,
+  NotesKey,
+  OwnerOf,
+  Readable,
+  RecordNotes,
+  Stored,
+  SystemFields,
+  Writable,
+  WriteOnlyOf,
+} from './stored.js';
 export { type ClientOptions, OVERRIDE_HEADER, type RequestOptions } from './transport.js';
 export { etagOf } from './versions.js';
 
@@ -80,12 +92,19 @@ export type UsersOf<C> = 'users' extends keyof C ? C['users' & keyof C] : Record
 /** The reference fields of collection `K` as `R` names them, for `expand`. */
 export type ReferencesOf<R, K> = K extends keyof R ? NonNullable<R[K]> : Record<never, string>;
 
+/** The record type each reference name of `RK` embeds: that of the collection it names, in `C`. */
+export type EmbedsOf<C, RK> = {
+  [N in keyof RK]: RK[N] extends keyof C ? C[RK[N]] & object : Record<string, unknown>;
+} & Embeds<RK>;
+
 /**
  * A client of the collections `C` (records by plural), whose references `R` (by plural: field
  * to the collection it names) `expand` may embed; without `R`, `expand` takes any field.
  */
 export interface Client<C extends Collections<C>, R extends ReferenceMap<C> = AnyReferences<C>> {
-  collection<K extends keyof C & string>(name: K): CollectionClient<C[K], ReferencesOf<R, K>>;
+  collection<K extends keyof C & string>(
+    name: K,
+  ): CollectionClient<C[K], ReferencesOf<R, K>, EmbedsOf<C, ReferencesOf<R, K>>>;
   /**
    * Signing in to the account collection `users`, and out. A client speaks for one account
    * at a time, whichever collection it signed in through.

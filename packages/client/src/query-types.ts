@@ -8,7 +8,7 @@
  * A record type with no declared fields (the untyped client's `Record<string, unknown>`)
  * gets the loose forms, in which any name and any scalar go, as restock itself allows.
  */
-import type { SystemFields } from './stored.js';
+import type { NotesKey, Stored } from './stored.js';
 
 /** A value a filter compares with. */
 export type Scalar = string | number | boolean | null;
@@ -26,9 +26,17 @@ export interface Operators {
   startsWith?: string;
 }
 
-/** The keys `T` declares, without those of an index signature (`[k: string]: unknown`). */
+/** The keys `T` declares, without those of an index signature (`[k: string]: unknown`) nor its notes. */
 export type KnownKeys<T> = keyof {
-  [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: true;
+  [K in keyof T as string extends K
+    ? never
+    : number extends K
+      ? never
+      : symbol extends K
+        ? never
+        : K extends NotesKey
+          ? never
+          : K]: true;
 } &
   string;
 
@@ -82,8 +90,8 @@ export type Condition<V> =
   | null
   | (unknown extends V ? Scalar : NonNullable<V> extends Scalar ? NonNullable<V> : never);
 
-/** A record as queries see it: its fields and restock's. */
-type Queried<T> = T & SystemFields;
+/** A record as queries see it: its fields and restock's, without those no read returns (a query naming one is a 400). */
+type Queried<T> = Stored<T>;
 
 /** Conditions by field, dotted for nested ones; all of them must hold. */
 export type Filter<T> =
