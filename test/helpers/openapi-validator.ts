@@ -16,6 +16,7 @@ import { it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { parse as parseYaml } from 'yaml';
 import { useExactMultipleOf } from '../../src/core/exact-multiple-of.js';
 import { isTunnelled, OVERRIDE_HEADER_NAMES, wireMethod } from '../../src/http/plugins/method-override/index.js';
 import { followedResponse } from './openapi-responses.js';
@@ -27,6 +28,8 @@ export interface ContractRecorder {
   readonly checked: number;
   /** Each exchange matched to a documented operation, as `operationId status`, in order. */
   readonly matched: string[];
+  /** Each exchange matched to a documented operation, with what the document refuses in its request (none: valid). */
+  readonly outcomes: { operation: string; status: number; refused: readonly string[] }[];
   /** Reads the app's document and index; call once the app is ready. Exchanges before it are checked then. */
   load(): Promise<void>;
 }
@@ -51,13 +54,20 @@ interface Exchange {
 export function checkAgainstDocument(app: FastifyInstance): ContractRecorder {
   const pending: Exchange[] = [];
   let check: ((exchange: Exchange) => Outcome) | undefined;
-  const recorder = { violations: [] as string[], checked: 0, matched: [] as string[], load };
+  const recorder = {
+    violations: [] as string[],
+    checked: 0,
+    matched: [] as string[],
+    outcomes: [] as ContractRecorder['outcomes'],
+    load,
+  };
   const run = (exchange: Exchange) => {
     const outcome = check?.(exchange);
     if (outcome?.violation) recorder.violations.push(outcome.violation);
     if (outcome?.matched) {
       recorder.checked++;
       recorder.matched.push(`${outcome.matched} ${exchange.status}`);
+      recorder.outcomes.push({ operation: outcome.matched, status: exchange.status, refused: outcome.refused ?? [] });
     }
   };
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -108,10 +118,13 @@ export function itKeptTheDocument(context: { contract?: ContractRecorder }): voi
 interface Outcome {
   matched?: string;
   violation?: string;
+  /** What the document refuses in the request. */
+  refused?: string[];
 }
 
 interface Parameter {
   $ref?: string;
+  'x-applies-to'?: string[];
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
@@ -128,7 +141,7 @@ interface Response {
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Media };
+  requestBody?: { required?: boolean; 'x-applies-to'?: string[]; content: Media };
   /** Each written out, or a `$ref` to one the document shares. */
   responses: Record<string, Response | { $ref: string }>;
 }
@@ -182,7 +195,7 @@ function checker(document: Document, index: Index) {
     const refused = requestErrors(exchange, operation, resolve, schemas);
     if (refused.length > 0) {
       const violation = `${what}: accepted a request the document refuses: ${refused.join('; ')}`;
-      return status < 400 ? { matched, violation } : { matched };
+      return status < 400 ? { matched, violation, refused } : { matched, refused };
     }
     const documented = operation.responses[String(status)] ?? operation.responses.default;
     const broken = responseErrors(
@@ -243,7 +256,9 @@ function requestErrors(
   const errors: string[] = [];
   const query = queryValues(exchange.url, operation.parameters?.map(resolve) ?? []);
   const headers = normalizedOverride(exchange.headers);
-  for (const parameter of (operation.parameters ?? []).map(resolve)) {
+  // A part of a merged operation that only some methods take (`x-applies-to`) is ignored by the others.
+  const applies = (part: { 'x-applies-to'?: string[] }) => part['x-applies-to']?.includes(exchange.effective) ?? true;
+  for (const parameter of (operation.parameters ?? []).map(resolve).filter(applies)) {
     const values =
       parameter.in === 'path'
         ? [exchange.params[parameter.name]]
@@ -260,7 +275,7 @@ function requestErrors(
     }
   }
   const { requestBody } = operation;
-  if (requestBody) {
+  if (requestBody && applies(requestBody)) {
     const type = mediaType(exchange.headers['content-type']);
     const sent = exchange.body !== undefined;
     if (!sent && requestBody.required) errors.push('a body is required');
@@ -344,11 +359,17 @@ function responseErrors(
   const media = type ? mediaOf(documented.content, type) : undefined;
   if (!media) return [...errors, `content type ${type} is not documented`];
   let body: unknown = exchange.payload;
-  if (type && isJson(type)) {
+  const parse =
+    type && isJson(type)
+      ? (text: string) => JSON.parse(text)
+      : type === 'application/yaml'
+        ? (text: string) => parseYaml(text)
+        : undefined;
+  if (parse) {
     try {
-      body = JSON.parse(exchange.payload);
+      body = parse(exchange.payload);
     } catch {
-      return [...errors, `the ${type} body is not JSON`];
+      return [...errors, `the ${type} body does not parse`];
     }
   }
   const broken = schemas.body(media.schema, body);
