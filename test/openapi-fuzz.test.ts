@@ -61,6 +61,7 @@ for (const kind of STORE_KINDS) {
       const ids = [shop.productId, shop.people.ada.id, shop.people.bob.id, shop.orders.ada, shop.orders.bob];
       const mismatches = new Map<string, number>();
       let sent = 0;
+      const answered = new Map<string, number>();
       for (const [s, sender] of SENDERS.entries()) {
         for (const [o, operation] of operations.entries()) {
           const requests = fc.sample(requestOf(operation, resolve, ids), {
@@ -72,6 +73,8 @@ for (const kind of STORE_KINDS) {
             const before = { violations: contract.violations.length, outcomes: contract.outcomes.length };
             const response = await app.inject({ ...request, headers } as InjectOptions);
             sent++;
+            const group = `${String(response.statusCode).charAt(0)}xx`;
+            answered.set(group, (answered.get(group) ?? 0) + 1);
             const outcome = contract.outcomes.slice(before.outcomes).at(-1);
             const found = [
               ...contract.violations.slice(before.violations).map((line) => `document: ${line}`),
@@ -82,7 +85,10 @@ for (const kind of STORE_KINDS) {
         }
       }
       // The figure a report quotes: how many requests one run sends, on this store.
-      process.stdout.write(`# ${kind.name}: ${sent} requests over ${operations.length} operations\n`);
+      const classes = [...answered].sort().map(([group, count]) => `${count} ${group}`);
+      process.stdout.write(
+        `# ${kind.name}: ${sent} requests over ${operations.length} operations: ${classes.join(', ')}\n`,
+      );
       assert.ok(sent >= operations.length * RUNS_PER_OPERATION * SENDERS.length * 0.9, `${sent} requests sent`);
       assert.ok(
         contract.outcomes.some((outcome) => outcome.status < 300),
