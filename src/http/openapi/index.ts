@@ -57,9 +57,10 @@ required, or widens the operation the wire method already has on its path.
 ${override}The paths are listed with their trailing slash on purpose: that is the canonical form the
 service was specified with, the one its \`Location\` and \`Link\` headers give (a linter's rule
 against trailing slashes flags each path, knowingly). Every path also answers without its
-trailing slash, and with the plural for one record (\`/${plural}/7/\`); those aliases are left out here. Either create path takes one record or an
-array of them: the document lists one record at the singular path (\`POST /${singular}/\`) and an
-array at the plural (\`POST /${plural}/\`), so that each has its own answer type.
+trailing slash, and with the plural for one record (\`/${plural}/7/\`); those aliases are left
+out here. Either create path takes one record or an array of them: the document lists one
+record at the singular path (\`POST /${singular}/\`) and an array at the plural
+(\`POST /${plural}/\`), so that each has its own answer type.
 
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
 describes it. A browser console to try the collections is at [/](/).`;
