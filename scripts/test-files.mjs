@@ -43,6 +43,7 @@ const SHARDS = [
     'hostile-batches',
     'indexed-values',
     'metrics',
+    'openapi-fuzz',
     'openapi-proxies',
     'page-memory',
     'query-plan',

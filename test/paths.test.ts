@@ -86,6 +86,9 @@ for (const kind of STORE_KINDS) {
           ['PUT', `/${plural}/`, 'GET, HEAD, POST, OPTIONS'],
           ['DELETE', `/${plural}/`, 'GET, HEAD, POST, OPTIONS'],
           ['PATCH', `/${plural}`, 'GET, HEAD, POST, OPTIONS'],
+          // A method no path takes is refused on a known path as any other is, not as an unknown route.
+          ['TRACE', `/${plural}/`, 'GET, HEAD, POST, OPTIONS'],
+          ['TRACE', `/${singular}/7/`, 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
         ];
         for (const [method, url, allow] of cases) {
           const response = await ctx.app.inject({ method: method as 'GET', url });

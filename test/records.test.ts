@@ -234,6 +234,9 @@ for (const kind of STORE_KINDS) {
         });
         problem(put, 415);
         assert.equal((await post('{"a":1}', { 'content-type': 'application/vnd.api+json' })).statusCode, 201);
+        // The range the OpenAPI document lists, sent as it is written (as a client reading the document may).
+        assert.equal((await post('{"a":1}', { 'content-type': 'application/*+json' })).statusCode, 201);
+        problem(await post('{"a":1}', { 'content-type': 'application/*+xml' }), 415);
         assert.equal((await post('{"a":1}', { 'content-type': 'application/json; charset=utf-8' })).statusCode, 201);
       });
 

@@ -1,12 +1,18 @@
 /**
  * Registers a set of paths with Fastify so that each answers every method: the ones it
- * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest.
+ * takes, OPTIONS with `Allow`, HEAD wherever GET works, and 405 with `Allow` for the rest
+ * (TRACE and QUERY included).
  */
 import type { FastifyInstance, FastifySchema, HTTPMethods, LogLevel, RouteHandlerMethod } from 'fastify';
 import { HttpProblem } from './problem.js';
 import type { RoutePolicy } from './route-policy.js';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/**
+ * Methods no path takes but Fastify routes: refused with 405 on a known path (as RFC 9110
+ * asks of a method the resource does not support) rather than 404 as an unknown route.
+ */
+const NEVER_TAKEN = ['TRACE', 'QUERY'] as const;
 export type Method = Exclude<(typeof ALL_METHODS)[number], 'HEAD' | 'OPTIONS'>;
 
 /** One method of one path: what answers it, and the schemas that validate and document it. */
@@ -72,7 +78,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
       schema: { hide: true } as FastifySchema,
       handler: (_request, reply) => reply.code(204).header('allow', allow).send(),
     });
-    const refused = ALL_METHODS.filter((method) => !taken.has(method));
+    const refused = [...ALL_METHODS.filter((method) => !taken.has(method)), ...NEVER_TAKEN];
     app.route({
       method: refused as HTTPMethods[],
       url,

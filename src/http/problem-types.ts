@@ -17,7 +17,8 @@ export const PROBLEM_TYPES = {
   'invalid-query': {
     status: 400,
     title: 'Invalid query parameter',
-    description: 'A query parameter is unknown or its value is malformed.',
+    description:
+      'A query parameter is unknown or its value is malformed, or two came that cannot go together (offset with cursor).',
   },
   'invalid-method-override': {
     status: 400,

@@ -11,14 +11,22 @@
  * the status, and so does a refusal of a path or method the document does not list.
  */
 import assert from 'node:assert/strict';
-import type { IncomingHttpHeaders } from 'node:http';
 import { it } from 'node:test';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { useExactMultipleOf } from '../../src/core/exact-multiple-of.js';
-import { isTunnelled, OVERRIDE_HEADER_NAMES, wireMethod } from '../../src/http/plugins/method-override/index.js';
+import { parse as parseYaml } from 'yaml';
+import { isTunnelled, wireMethod } from '../../src/http/plugins/method-override/index.js';
+import {
+  type Document,
+  type Exchange,
+  isJson,
+  mediaOf,
+  mediaType,
+  type Parameter,
+  type Response,
+  requestErrors,
+} from './openapi-request-errors.js';
 import { followedResponse } from './openapi-responses.js';
+import { compilers, type Schemas } from './openapi-schemas.js';
 
 export interface ContractRecorder {
   /** Each mismatch between an exchange and the document, one line each. */
@@ -27,37 +35,30 @@ export interface ContractRecorder {
   readonly checked: number;
   /** Each exchange matched to a documented operation, as `operationId status`, in order. */
   readonly matched: string[];
+  /** Each exchange matched to a documented operation, with what the document refuses in its request (none: valid). */
+  readonly outcomes: { operation: string; status: number; refused: readonly string[] }[];
   /** Reads the app's document and index; call once the app is ready. Exchanges before it are checked then. */
   load(): Promise<void>;
-}
-
-interface Exchange {
-  wire: string;
-  effective: string;
-  tunnelled: boolean;
-  /** The matched route's URL as registered (`/users/:id/`); none when no route matched. */
-  route: string | undefined;
-  url: string;
-  params: Record<string, string>;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-  status: number;
-  responseHeaders: Record<string, unknown>;
-  /** The body sent; undefined for a stream (a change feed), which is not read. */
-  payload: string | undefined;
 }
 
 /** Adds a hook to `app` (before it is ready) that records every exchange for checking. */
 export function checkAgainstDocument(app: FastifyInstance): ContractRecorder {
   const pending: Exchange[] = [];
   let check: ((exchange: Exchange) => Outcome) | undefined;
-  const recorder = { violations: [] as string[], checked: 0, matched: [] as string[], load };
+  const recorder = {
+    violations: [] as string[],
+    checked: 0,
+    matched: [] as string[],
+    outcomes: [] as ContractRecorder['outcomes'],
+    load,
+  };
   const run = (exchange: Exchange) => {
     const outcome = check?.(exchange);
     if (outcome?.violation) recorder.violations.push(outcome.violation);
     if (outcome?.matched) {
       recorder.checked++;
       recorder.matched.push(`${outcome.matched} ${exchange.status}`);
+      recorder.outcomes.push({ operation: outcome.matched, status: exchange.status, refused: outcome.refused ?? [] });
     }
   };
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -108,43 +109,16 @@ export function itKeptTheDocument(context: { contract?: ContractRecorder }): voi
 interface Outcome {
   matched?: string;
   violation?: string;
+  /** What the document refuses in the request. */
+  refused?: string[];
 }
 
-interface Parameter {
-  $ref?: string;
-  name: string;
-  in: 'path' | 'query' | 'header' | 'cookie';
-  required?: boolean;
-  style?: string;
-  schema?: object;
-}
-interface Media {
-  [type: string]: { schema?: object };
-}
-interface Response {
-  content?: Media;
-  headers?: Record<string, { schema?: object }>;
-}
-interface Operation {
-  operationId?: string;
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Media };
-  /** Each written out, or a `$ref` to one the document shares. */
-  responses: Record<string, Response | { $ref: string }>;
-}
-interface Document {
-  paths: Record<string, Record<string, Operation>>;
-  components: { parameters?: Record<string, Parameter>; responses?: Record<string, Response> };
-}
 interface Index {
   collections: Record<string, { list: string; create: string; item: string }>;
 }
 
 /** Paths left out of the document on purpose: the reference page and the console, for people. */
 const UNDOCUMENTED = /^\/(docs|console)(\/|$)/;
-
-/** The lowercase override header names, as Node delivers them. */
-const OVERRIDE_NAMES = OVERRIDE_HEADER_NAMES.map((name) => name.toLowerCase());
 
 function checker(document: Document, index: Index) {
   const schemas = compilers(document);
@@ -182,7 +156,7 @@ function checker(document: Document, index: Index) {
     const refused = requestErrors(exchange, operation, resolve, schemas);
     if (refused.length > 0) {
       const violation = `${what}: accepted a request the document refuses: ${refused.join('; ')}`;
-      return status < 400 ? { matched, violation } : { matched };
+      return status < 400 ? { matched, violation, refused } : { matched, refused };
     }
     const documented = operation.responses[String(status)] ?? operation.responses.default;
     const broken = responseErrors(
@@ -193,132 +167,6 @@ function checker(document: Document, index: Index) {
     );
     return broken.length > 0 ? { matched, violation: `${what} (${matched}): ${broken.join('; ')}` } : { matched };
   };
-}
-
-type Schemas = ReturnType<typeof compilers>;
-
-/** Validators of the document's schemas: `value` coerces text (parameters, headers), `body` does not. */
-function compilers(document: Document) {
-  // The schemas reference `#/components/…`: each is compiled beside the document's components.
-  const root = JSON.parse(JSON.stringify(document).replaceAll('"$ref":"#/', '"$ref":"restock-openapi#/'));
-  const make = (coerceTypes: boolean) => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes, validateFormats: true });
-    addFormats.default(ajv);
-    // JSON Schema's multipleOf is exact, as the server applies it; Ajv's divides doubles and
-    // would refuse 0.07 as a multiple of 0.01, a mismatch of the checker, not of the document.
-    useExactMultipleOf(ajv);
-    ajv.addSchema({ $id: 'restock-openapi', components: root.components });
-    const cache = new Map<string, ValidateFunction>();
-    return (schema: object | undefined): ValidateFunction => {
-      const rewritten = JSON.parse(JSON.stringify(schema ?? {}).replaceAll('"$ref":"#/', '"$ref":"restock-openapi#/'));
-      const wrapped = { type: 'object', properties: { value: rewritten } };
-      const key = JSON.stringify(wrapped);
-      const known = cache.get(key) ?? ajv.compile(wrapped);
-      cache.set(key, known);
-      return known;
-    };
-  };
-  const value = make(true);
-  const body = make(false);
-  const errorsOf = (validate: ValidateFunction, data: unknown) =>
-    validate({ value: data }) ? undefined : ajvErrors(validate);
-  return {
-    value: (schema: object | undefined, data: unknown) => errorsOf(value(schema), data),
-    body: (schema: object | undefined, data: unknown) => errorsOf(body(schema), data),
-  };
-}
-
-const ajvErrors = (validate: ValidateFunction) =>
-  (validate.errors ?? [])
-    .map((error) => `${error.instancePath.replace('/value', '') || '/'} ${error.message}`)
-    .join(', ');
-
-/** What the document refuses in the request: its parameters, and its body. */
-function requestErrors(
-  exchange: Exchange,
-  operation: Operation,
-  resolve: (parameter: Parameter) => Parameter,
-  schemas: Schemas,
-): string[] {
-  const errors: string[] = [];
-  const query = queryValues(exchange.url, operation.parameters?.map(resolve) ?? []);
-  const headers = normalizedOverride(exchange.headers);
-  for (const parameter of (operation.parameters ?? []).map(resolve)) {
-    const values =
-      parameter.in === 'path'
-        ? [exchange.params[parameter.name]]
-        : parameter.in === 'query'
-          ? (query.get(parameter.name) ?? [])
-          : parameter.in === 'header'
-            ? [headerText(headers[parameter.name.toLowerCase()])]
-            : [];
-    const present = values.filter((value) => value !== undefined);
-    if (present.length === 0 && parameter.required) errors.push(`${parameter.in} ${parameter.name} is required`);
-    for (const value of present) {
-      const broken = schemas.value(parameter.schema, value);
-      if (broken) errors.push(`${parameter.in} ${parameter.name} ${JSON.stringify(value)}: ${broken}`);
-    }
-  }
-  const { requestBody } = operation;
-  if (requestBody) {
-    const type = mediaType(exchange.headers['content-type']);
-    const sent = exchange.body !== undefined;
-    if (!sent && requestBody.required) errors.push('a body is required');
-    const media = type ? mediaOf(requestBody.content, type) : undefined;
-    if (sent && !media) errors.push(`a body of type ${type} is not documented`);
-    const broken = sent && media ? schemas.body(media.schema, exchange.body) : undefined;
-    if (broken) errors.push(`body: ${broken}`);
-  }
-  return errors;
-}
-
-/**
- * The server reads the three override headers alike, in any case and with blanks around
- * the method; a tunnelled operation can require only one name (OpenAPI has no "one of
- * these headers"), and the document spells methods in capitals. So each is read as the
- * server reads it, and the first name stands for whichever the request sent.
- */
-function normalizedOverride(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const normalized: IncomingHttpHeaders = { ...headers };
-  for (const name of OVERRIDE_NAMES) {
-    const value = headers[name];
-    if (value !== undefined) normalized[name] = headerText(value)?.trim().toUpperCase();
-  }
-  const sent = OVERRIDE_NAMES.map((name) => normalized[name]).find((value) => value !== undefined);
-  normalized[OVERRIDE_NAMES[0] as string] ??= sent;
-  return normalized;
-}
-
-const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
-
-/**
- * The query's values by documented parameter: a deepObject parameter gathers its
- * `name[op]=value` pairs into one object, and may also come as `name=value` (its plain
- * form, which the schema allows); a name given twice gives a list.
- */
-function queryValues(url: string, parameters: readonly Parameter[]): Map<string, unknown[]> {
-  const deep = new Set(parameters.filter((p) => p.in === 'query' && p.style === 'deepObject').map((p) => p.name));
-  const plain = new Map<string, string[]>();
-  const objects = new Map<string, Record<string, string | string[]>>();
-  const search = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-  for (const [key, value] of new URLSearchParams(search)) {
-    const bracketed = /^([^[\]]+)\[([^[\]]*)\]$/.exec(key);
-    if (bracketed?.[1] && deep.has(bracketed[1])) {
-      const object = objects.get(bracketed[1]) ?? {};
-      const before = object[bracketed[2] ?? ''];
-      object[bracketed[2] ?? ''] = before === undefined ? value : [before, value].flat();
-      objects.set(bracketed[1], object);
-    } else {
-      plain.set(key, [...(plain.get(key) ?? []), value]);
-    }
-  }
-  const values = new Map<string, unknown[]>();
-  for (const name of new Set([...plain.keys(), ...objects.keys()])) {
-    const texts = plain.get(name) ?? [];
-    const asGiven = deep.has(name) ? texts : texts.length > 1 ? [texts] : texts;
-    values.set(name, [...asGiven, ...(objects.has(name) ? [objects.get(name)] : [])]);
-  }
-  return values;
 }
 
 /** What in the answer the document does not describe for its status (`documented`, the response it lists for it). */
@@ -344,24 +192,20 @@ function responseErrors(
   const media = type ? mediaOf(documented.content, type) : undefined;
   if (!media) return [...errors, `content type ${type} is not documented`];
   let body: unknown = exchange.payload;
-  if (type && isJson(type)) {
+  const parse =
+    type && isJson(type)
+      ? (text: string) => JSON.parse(text)
+      : type === 'application/yaml'
+        ? (text: string) => parseYaml(text)
+        : undefined;
+  if (parse) {
     try {
-      body = JSON.parse(exchange.payload);
+      body = parse(exchange.payload);
     } catch {
-      return [...errors, `the ${type} body is not JSON`];
+      return [...errors, `the ${type} body does not parse`];
     }
   }
   const broken = schemas.body(media.schema, body);
   if (broken) errors.push(`body: ${broken}: ${exchange.payload.slice(0, 300)}`);
   return errors;
-}
-
-const mediaType = (header: string | undefined) => header?.split(';')[0]?.trim().toLowerCase() || undefined;
-const isJson = (type: string) => /^application\/(?:[\w.-]+\+)?json$/.test(type);
-
-/** The documented media type `type` falls under: itself, or a range (`application/*+json`, `application/*`). */
-function mediaOf(content: Media, type: string) {
-  const [major] = type.split('/');
-  const suffix = /\+[\w.-]+$/.exec(type)?.[0];
-  return content[type] ?? (suffix && content[`${major}/*${suffix}`]) ?? content[`${major}/*`] ?? content['*/*'];
 }

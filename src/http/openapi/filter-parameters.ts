@@ -22,7 +22,7 @@ const VALUE = { type: ['string', 'number', 'boolean'] };
 const FILTER_SCHEMA = 'FieldFilter';
 
 interface Document {
-  paths?: Record<string, { get?: { parameters?: object[] } }>;
+  paths?: Record<string, { get?: { parameters?: { name?: string; in?: string }[] } }>;
   components?: { schemas?: Record<string, unknown> };
 }
 
@@ -36,6 +36,12 @@ export function documentFilters(document: object, collections: readonly Collecti
       const operation = paths?.[path]?.get;
       if (operation) operation.parameters = [...(operation.parameters ?? []), ...parameters];
     }
+    // `offset` and `cursor` are each valid alone and refused together (400), which a schema
+    // per parameter cannot say: the description says it to people, this to tools that read the document.
+    const offset = paths?.[`/${collection.plural}/`]?.get?.parameters?.find(
+      (p) => p.in === 'query' && p.name === 'offset',
+    );
+    if (offset) Object.assign(offset, { 'x-refused-with': ['cursor'] });
   }
 }
 

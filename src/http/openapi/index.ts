@@ -68,10 +68,13 @@ follow \`Link\`), create one or many, read, replace, patch or delete one (\`If-M
 write conditional), and follow its changes as a stream of events. \`POST /batch/\` runs
 several operations, on any collections, in one transaction.${signIn}
 
-Every path also answers without its trailing slash, and with the plural for one record
-(\`/${plural}/7/\`); those aliases are left out here. Either create path takes one record or an
-array of them: the document lists one record at the singular path (\`POST /${singular}/\`) and an
-array at the plural (\`POST /${plural}/\`), so that each has its own answer type.
+The paths are listed with their trailing slash on purpose: that is the canonical form the
+service was specified with, the one its \`Location\` and \`Link\` headers give (a linter's rule
+against trailing slashes flags each path, knowingly). Every path also answers without its
+trailing slash, and with the plural for one record (\`/${plural}/7/\`); those aliases are left
+out here. Either create path takes one record or an array of them: the document lists one
+record at the singular path (\`POST /${singular}/\`) and an array at the plural
+(\`POST /${plural}/\`), so that each has its own answer type.
 
 Every error is an RFC 9457 problem document; its \`type\` is a path on this service that
 describes it. A browser console to try the collections is at [/](/).
@@ -110,6 +113,8 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
         version: VERSION,
         description: describe(options.methodOverride, collections),
         license: { name: 'MIT', identifier: 'MIT' },
+        // Whoever runs the server answers for it; restock cannot know who that is.
+        contact: { name: 'The operator of this server' },
       },
       // Here rather than in @fastify/swagger's own `servers`, which would cut a PUBLIC_URL's
       // path off every route that starts with it.
@@ -125,7 +130,8 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
           { [PROBLEM_COMPONENT_ID]: ProblemComponent },
           ...collections.map((c) => recordComponents(c, embedsOf(c, catalog))),
         ),
-        parameters: overrideParameters,
+        // The override header's component, where a wire method may carry it (no operation names it else).
+        parameters: options.methodOverride.size > 0 ? overrideParameters : {},
         securitySchemes: securitySchemes(catalog, tokens && ruled),
       },
       // Optional: a server without keys is open, and the probes answer anyone. Operations
@@ -134,7 +140,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
     },
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
-      const openapi = referenceOverrideHeaders(document.openapiObject);
+      const openapi = referenceOverrideHeaders(document.openapiObject, options.methodOverride);
       documentFilters(openapi, collections);
       documentQueryTokens(openapi, collections, tokens && ruled);
       documentHeads(openapi);

@@ -1,6 +1,8 @@
 /**
  * Several operations as one: the parameters, body, answers and security of the operations a
- * tunnelled form carries (./tunnelled.ts), each named once, bodies and schemas as unions.
+ * tunnelled form carries (./tunnelled.ts), each named once, bodies and schemas as unions. A
+ * parameter or body only some of them take says which, in words and as `x-applies-to` (the
+ * methods): the server ignores it where the header names another, whatever it holds.
  */
 import { overrideReferences } from './override-parameters.js';
 import { problemDescription, problemKindsIn } from './responses.js';
@@ -28,7 +30,7 @@ export interface Operation {
   description?: string;
   tags?: string[];
   parameters?: Parameter[];
-  requestBody?: { required?: boolean; description?: string; content: Content };
+  requestBody?: { required?: boolean; description?: string; 'x-applies-to'?: string[]; content: Content };
   responses: Record<string, Response>;
   /** Ways to meet it, each naming the schemes it needs; `{}` names none (./security.ts). */
   security?: Record<string, string[]>[];
@@ -59,6 +61,8 @@ export function merged(
           ...parameter,
           required: false,
           description: `${parameter.description ?? ''} Applies to ${listed(methods, 'and')} only.`.trim(),
+          // The same for tools: where the header names another method the server ignores it.
+          'x-applies-to': methods,
         },
   );
   const inPath = parameters.filter((parameter) => parameter.in === 'path');
@@ -68,7 +72,10 @@ export function merged(
     ...(bodies.length > 0 && {
       requestBody: {
         required: bodies.length === parts.length && bodies.every(([, operation]) => operation.requestBody?.required),
-        ...(bodies.length < parts.length && { description: `Only with ${listed(methodsOf(bodies), 'and')}.` }),
+        ...(bodies.length < parts.length && {
+          description: `Only with ${listed(methodsOf(bodies), 'and')}.`,
+          'x-applies-to': methodsOf(bodies),
+        }),
         content: mergedContent(bodies.map(([, operation]) => operation.requestBody?.content ?? {})),
       },
     }),

@@ -147,6 +147,10 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     remove: {
       tags,
       summary: `Delete ${withArticle(singular)}`,
+      description:
+        `Deletes the ${singular} and answers it as it was (204 and no body with Prefer: return=minimal). ` +
+        'With If-Match, only while its ETag still matches (412 and nothing deleted otherwise). Its id is never ' +
+        'handed out again.',
       params: IdPath,
       operationId: `delete${names.record}`,
       headers: requestHeaders({ 'If-Match': RequestHeaders.ifMatch, Prefer: RequestHeaders.preferMinimal }),

@@ -1,10 +1,13 @@
 /**
- * The method override headers as reusable parameters: the route schemas name them on
- * every collection operation (so that Fastify accepts them), and the document keeps one
- * definition of each in components, which the operations reference, rather than the same
- * three headers written out on every operation. The tunnelled operations (./tunnelled.ts)
- * reference a required form of the first header, one component per set of methods.
+ * The method override header as a reusable parameter: the route schemas name the three
+ * header names on every collection operation (so that Fastify accepts them), and the
+ * document keeps one definition, which the operations that may carry it reference. Only the
+ * first name is listed: the server reads the aliases alike, but sent together they must
+ * agree, which OpenAPI cannot say of three independent optional headers (a fuzzer sending
+ * each its own value would be told 400 for a request the document admits). The tunnelled
+ * operations (./tunnelled.ts) reference a required form of it, one component per set of methods.
  */
+import type { OverrideWireMethods } from '../../config/index.js';
 import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
 
 const OVERRIDE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -17,25 +20,23 @@ const componentName = (header: string) =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
-export const overrideParameters = Object.fromEntries(
-  OVERRIDE_HEADER_NAMES.map((name, i) => [
-    componentName(name),
-    {
-      name,
-      in: 'header' as const,
-      required: false,
-      description:
-        'Method override: a client that can only send GET or POST sends this operation as POST (or GET, ' +
-        `when the server allows it) with this header set to its method.${i === 0 ? '' : ` An alias of ${OVERRIDE_HEADER_NAMES[0]}.`}`,
-      schema: { type: 'string' as const, enum: OVERRIDE_METHODS },
-    },
-  ]),
-);
+const [FIRST_NAME, ...ALIASES] = OVERRIDE_HEADER_NAMES;
 
-/** References to the three optional override headers, as an operation lists them. */
-export const overrideReferences = OVERRIDE_HEADER_NAMES.map((name) => ({
-  $ref: `#/components/parameters/${componentName(name)}`,
-}));
+export const overrideParameters = {
+  [componentName(FIRST_NAME)]: {
+    name: FIRST_NAME,
+    in: 'header' as const,
+    required: false,
+    description:
+      'Method override: a client that can only send GET or POST sends this operation as POST (or GET, ' +
+      'when the server allows it) with this header set to its method. The server also reads ' +
+      `${ALIASES.join(' and ')} alike; several of them sent together must name the same method (else 400).`,
+    schema: { type: 'string' as const, enum: OVERRIDE_METHODS },
+  },
+};
+
+/** The reference to the optional override header, as an operation lists it. */
+export const overrideReferences = [{ $ref: `#/components/parameters/${componentName(FIRST_NAME)}` }];
 
 /** The component of the required override header naming one of `methods`: HttpXHttpMethodForGetPutPatchDelete. */
 export function tunnelParameterName(methods: readonly string[]): string {
@@ -68,16 +69,24 @@ interface Parameter {
 
 const OVERRIDE_NAMES = new Set(OVERRIDE_HEADER_NAMES.map((name) => name.toLowerCase()));
 
-/** Replaces each inline override header of every operation with a reference to its component. */
-export function referenceOverrideHeaders<T extends { paths?: object }>(document: T): T {
+const isOverride = (parameter: Parameter) =>
+  parameter.in === 'header' && parameter.name !== undefined && OVERRIDE_NAMES.has(parameter.name.toLowerCase());
+
+/**
+ * Replaces the inline override headers of every operation with a reference to the first
+ * name's component, on the wire methods `allowed` to carry one (METHOD_OVERRIDE), and drops
+ * them elsewhere: on PUT, PATCH or DELETE the server refuses the header (400), so the
+ * document must not offer it there.
+ */
+export function referenceOverrideHeaders<T extends { paths?: object }>(document: T, allowed: OverrideWireMethods): T {
   for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values((item ?? {}) as object)) {
+    for (const [method, operation] of Object.entries((item ?? {}) as object)) {
       const op = operation as { parameters?: Parameter[] };
       if (!Array.isArray(op?.parameters)) continue;
-      op.parameters = op.parameters.map((parameter) =>
-        parameter.in === 'header' && parameter.name && OVERRIDE_NAMES.has(parameter.name.toLowerCase())
-          ? { $ref: `#/components/parameters/${componentName(parameter.name)}` }
-          : parameter,
+      const carries = allowed.has(method.toUpperCase() as 'GET' | 'POST');
+      const first = op.parameters.findIndex(isOverride);
+      op.parameters = op.parameters.flatMap((parameter, i): Parameter[] =>
+        !isOverride(parameter) ? [parameter] : carries && i === first ? overrideReferences : [],
       );
     }
   }

@@ -163,21 +163,18 @@ const RECORD_DESCRIPTION = 'Any JSON object; id, createdAt and updatedAt are set
 
 /**
  * What a JSON Merge Patch (RFC 7396) of `schema` may hold: every field optional, at every
- * depth, and each may be `null` (which removes it).
+ * depth, and each may be `null` (which removes it) but one the schema requires, which no
+ * change may remove (the server would answer 422: the record as changed breaks the schema).
  */
 function mergePatchOf(schema: JsonSchema, isRecord = true): JsonSchema {
   if (!isObjectSchema(schema, isRecord)) return { ...ANY_FIELDS, description: PATCH_DESCRIPTION };
-  const { required: _required, ...rest } = schema;
+  const { required, ...rest } = schema;
+  const kept = new Set(Array.isArray(required) ? required : []);
   const properties = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).map(([key, property]) => [
-      key,
-      {
-        anyOf: [
-          isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema, false) : property,
-          { type: 'null' },
-        ],
-      },
-    ]),
+    Object.entries(schema.properties ?? {}).map(([key, property]) => {
+      const value = isObjectSchema(property as JsonSchema) ? mergePatchOf(property as JsonSchema, false) : property;
+      return [key, kept.has(key) ? value : { anyOf: [value, { type: 'null' }] }];
+    }),
   );
   return { ...rest, properties, ...(isRecord ? { description: PATCH_DESCRIPTION } : {}) };
 }
@@ -208,4 +205,5 @@ function optionalAtEveryDepth(schema: JsonSchema): JsonSchema {
 }
 
 const PATCH_DESCRIPTION =
-  'The changes, as a JSON Merge Patch: present fields replace, null removes, absent fields stay, nested objects merge.';
+  'The changes, as a JSON Merge Patch: present fields replace, null removes (but a required field), absent ' +
+  'fields stay, nested objects merge.';

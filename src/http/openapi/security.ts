@@ -89,16 +89,18 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
       problems: [...unauthorized, ...forbidden(on.tokens || (on.keys && writes))],
     };
   }
-  const anonymous = ruled ? mayAdmitAnonymous(ruled.collection, ruled.operation) : true;
+  // A list (or feed) whose rule never holds without a credential still answers such a caller,
+  // with nothing in it: the operation admits them, so `{}` is listed for it too.
+  const anonymous = ruled ? ruled.operation === 'list' || mayAdmitAnonymous(ruled.collection, ruled.operation) : true;
   const text = ruled && ruleText(ruled.collection, ruled.operation);
   const decides = `the collection's ${name} rule (x-rules)${text ? `, \`${text}\`,` : ''} decides`;
   return {
     security: [API_KEY, ...(on.tokens ? [ACCESS_TOKEN] : []), ...(anonymous ? [{}] : [])],
     description:
       `Without an API key, ${decides} for the caller${on.tokens ? ' (an account, by its access token)' : ''}. ` +
-      (anonymous
+      (ruled === undefined || mayAdmitAnonymous(ruled.collection, ruled.operation)
         ? 'It can hold for a caller with no credential at all.'
-        : `It never holds for a caller with no credential, who gets ${ANONYMOUS_REFUSED[ruled?.operation ?? 'view']}.`),
+        : `It never holds for a caller with no credential, who gets ${ANONYMOUS_REFUSED[ruled.operation]}.`),
     // The rules may let a caller see a record but not change it; a read key cannot write either.
     problems: [...unauthorized, ...forbidden(writes)],
   };

@@ -15,8 +15,13 @@ import {
 import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
 import { HttpProblem } from '../problem.js';
 
-/** Matches `application/json`, `application/merge-patch+json` and any other `+json` media type. */
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json(?:\s*;|$)/i;
+/**
+ * Matches `application/json`, `application/merge-patch+json` and any other `+json` media
+ * type: a subtype of HTTP token characters (RFC 9110) ending in `+json`. That takes
+ * `application/*+json` as sent too, the range the OpenAPI document lists, which a client
+ * reading the document may send as it is written.
+ */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w!#$%&'*+.^`|~-]+\+)?json(?:\s*;|$)/i;
 
 /**
  * Replaces Fastify's JSON parser with one that accepts every `+json` type and reports

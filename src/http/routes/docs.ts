@@ -35,6 +35,11 @@ async function serveDocs(app: FastifyInstance, { publicUrl }: DocsOptions): Prom
   let json: ((servers: Server[]) => string) | undefined;
   let yaml: ((servers: Server[]) => string) | undefined;
   const service = { tags: ['service'] };
+  // What either form holds once read: the same document, an object whichever way it is written.
+  const document = Type.Object(
+    { openapi: Type.String(), info: Type.Object({}), paths: Type.Object({}) },
+    { description: 'An OpenAPI 3.1 document: its version, info, paths and the rest.' },
+  );
   registerPaths(app, [
     {
       url: '/openapi.json',
@@ -45,8 +50,10 @@ async function serveDocs(app: FastifyInstance, { publicUrl }: DocsOptions): Prom
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (JSON)',
             operationId: 'getOpenApiJson',
+            description:
+              'This document, with its servers set to the origin the request came to (or PUBLIC_URL). Public.',
             response: {
-              200: { description: 'The document.', content: { 'application/json': { schema: Type.Object({}) } } },
+              200: { description: 'The document.', content: { 'application/json': { schema: document } } },
             },
           },
           handler: (request, reply) => {
@@ -65,8 +72,9 @@ async function serveDocs(app: FastifyInstance, { publicUrl }: DocsOptions): Prom
             ...service,
             summary: 'This API as an OpenAPI 3.1 document (YAML)',
             operationId: 'getOpenApiYaml',
+            description: 'The same document as /openapi.json, written as YAML (application/yaml). Public.',
             response: {
-              200: { description: 'The document.', content: { 'application/yaml': { schema: Type.String() } } },
+              200: { description: 'The document.', content: { 'application/yaml': { schema: document } } },
             },
           },
           handler: (request, reply) => {

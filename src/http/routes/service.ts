@@ -117,6 +117,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             ...service,
             summary: 'Liveness: the process runs',
             operationId: 'getLiveness',
+            description: 'Answers 200 while the process runs, without touching the database: for a liveness probe.',
             response: { 200: jsonResponse('Alive.', HealthComponent), ...problemResponses([]) },
           },
           handler: async () => ({ status: 'ok' }),
@@ -133,6 +134,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             ...service,
             summary: 'Readiness: the database answers',
             operationId: 'getReadiness',
+            description: 'Answers 200 once the database answers a ping, 503 while it does not: for a readiness probe.',
             response: {
               200: jsonResponse('Ready to serve.', ReadyComponent),
               ...problemResponses(['service-unavailable']),
@@ -162,6 +164,8 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             ...service,
             summary: 'What a problem type means',
             operationId: 'getProblemType',
+            description:
+              "The page a problem document's `type` points to: the status, title and meaning of one kind of error.",
             response: {
               200: jsonResponse('The problem type: its status, title and meaning.', ProblemTypeComponent),
               ...problemResponses(['not-found']),

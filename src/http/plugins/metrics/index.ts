@@ -127,6 +127,9 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
             tags: ['service'],
             summary: 'Prometheus metrics',
             operationId: 'getMetrics',
+            description:
+              "The process's (or, in a cluster, every worker's) counters and gauges in the Prometheus text " +
+              'format: requests, latencies, the store, the change feeds. With API keys, a key must be sent.',
             response: {
               200: {
                 description: 'Metrics in the Prometheus text format.',

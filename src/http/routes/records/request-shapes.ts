@@ -39,7 +39,12 @@ export function listQueryShape(names: readonly string[]) {
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Records per page.' })),
       cursor: Type.Optional(Type.String({ description: 'Where the next page starts, from a Link: rel="next".' })),
       offset: Type.Optional(
-        Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Records to skip (a cursor is cheaper).' }),
+        Type.Integer({
+          minimum: 0,
+          maximum: 1_000_000,
+          description:
+            'Records to skip (a cursor is cheaper). Not with cursor, which already says where the page starts: 400.',
+        }),
       ),
       sort: Type.Optional(
         Type.String({
