@@ -271,16 +271,12 @@ async function start() {
 
 /**
  * Whether the document says the collection's list shows nothing to a caller with no
- * credential: its security names no anonymous choice (`{}`), since the collection's `list`
- * rule cannot hold without an account (as `userId == auth.id` cannot).
+ * credential (`x-anonymous-gets: nothing`), since its `list` rule cannot hold without an
+ * account (as `userId == auth.id` cannot).
  */
 function listsNoneToAnonymous(openapi, collection) {
-  // HEAD's: the list's GET may also carry the bulk create (the method override), whose own
-  // rule may admit anyone, and is documented with both operations' security.
   const list = openapi?.paths?.[collection.list];
-  const security = list?.head?.security ?? list?.get?.security;
-  if (!Array.isArray(security) || security.length === 0) return false;
-  return !security.some((choice) => choice !== null && typeof choice === 'object' && Object.keys(choice).length === 0);
+  return (list?.head ?? list?.get)?.['x-anonymous-gets'] === 'nothing';
 }
 
 /** Whether requests go without a credential: no one signed in, no API key. */

@@ -53,6 +53,8 @@ export function documentGuards(route: RouteOptions, guards: GuardsOn, catalog: C
         ...schema,
         response: joined(responses, schema.response ?? {}),
         ...(access.security && { security: access.security }),
+        // Machine-readable for clients such as the console, which then say that signing in shows more.
+        ...(access.anonymousGetsNothing && { 'x-anonymous-gets': 'nothing' }),
         ...(description && { description }),
       },
     };

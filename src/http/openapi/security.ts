@@ -27,6 +27,8 @@ export interface RouteAccess {
   security?: Requirement[];
   description?: string;
   problems: ProblemKind[];
+  /** A list or feed whose rule never holds without a credential: such a caller gets nothing (`x-anonymous-gets`). */
+  anonymousGetsNothing?: boolean;
 }
 
 const API_KEY: Requirement = { apiKey: [] };
@@ -103,6 +105,7 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
         : `It never holds for a caller with no credential, who gets ${ANONYMOUS_REFUSED[ruled.operation]}.`),
     // The rules may let a caller see a record but not change it; a read key cannot write either.
     problems: [...unauthorized, ...forbidden(writes)],
+    ...(ruled?.operation === 'list' && !mayAdmitAnonymous(ruled.collection, 'list') && { anonymousGetsNothing: true }),
   };
 }
 
