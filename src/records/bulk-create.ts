@@ -4,7 +4,7 @@
  */
 import type { CollectionSchema } from '../core/collection-schema.js';
 import { oversizedIndexedValue } from '../core/indexed-values.js';
-import { withoutSystemFields } from '../core/record-rules.js';
+import { withoutSystemFields } from '../core/system-fields.js';
 import type { UniqueField } from '../core/unique-field.js';
 import { type Records, type StoredRecord, UniqueViolationError } from '../store/store.js';
 import { type FieldError, Refusal, type RefusalKind } from './refusal.js';

@@ -1,6 +1,6 @@
 /**
  * The text of a record rule read into its tree (./rule-tree.ts). Written by hand, a
- * tokenizer (./rule-tokens.ts) and a recursive descent, because no maintained library
+ * tokenizer (./rule-lexer.ts) and a recursive descent, because no maintained library
  * parses this small language into a tree we control, with errors that name the column;
  * it runs once per rule, at start, so its speed does not matter.
  *
@@ -15,7 +15,7 @@
  */
 import { ConfigError } from '../config-error.js';
 import { SYSTEM_FIELDS } from '../system-fields.js';
-import { type Fail, type Token, tokenize } from './rule-tokens.js';
+import { type Fail, type Token, tokenize } from './rule-lexer.js';
 import {
   type CollectionRules,
   type Comparison,

@@ -4,6 +4,7 @@
  * is taken out of the record, checked on its own and stored only as its hash.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isObject } from '../../../../core/is-object.js';
 import { bulkRecords, createAll } from '../../../../records/bulk-create.js';
 import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
 import { type IdempotentCreate, RecordTooLargeError, type StoredRecord } from '../../../../store/store.js';
@@ -73,8 +74,4 @@ export function createOperation(context: OperationContext): Operation {
       }
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
