@@ -21,7 +21,7 @@ import { runBackup } from './backup.js';
 import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';
-import { importOptions, runImport } from './import/index.js';
+import { importOptions, runImport } from './import/run-import.js';
 import { runMigrate } from './migrate.js';
 import { runRotateKeys } from './rotate-keys.js';
 import { runTypes, typesOptions } from './types.js';

@@ -8,7 +8,7 @@ import type { Collection } from '../../../core/collection.js';
 import type { RuleOperation } from '../../../core/rules/rule-tree.js';
 import { operationDocs } from '../../openapi/operations.js';
 import { type Operation, registerPaths } from '../../paths.js';
-import { callerOf, tokenExpiryOf } from '../../plugins/access-control/index.js';
+import { callerOf, tokenExpiryOf } from '../../plugins/access-control/access-control.js';
 import type { RoutePolicy } from '../../route-policy.js';
 import { followChanges } from './change-feed.js';
 import { type OperationContext, operationContext } from './operations/context.js';

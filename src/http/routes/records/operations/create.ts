@@ -9,7 +9,7 @@ import { bulkRecords, createAll } from '../../../../records/bulk-create.js';
 import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
 import { type IdempotentCreate, RecordTooLargeError, type StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
-import { callerOf } from '../../../plugins/access-control/index.js';
+import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { clientFields } from '../../../plugins/json-body.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
