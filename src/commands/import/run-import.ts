@@ -5,7 +5,7 @@
  * Ids: a record that carries an `id` keeps it, with its `createdAt` and `updatedAt`, so an
  * export imported elsewhere is the same data at the same addresses; a record without one
  * gets a new id, as a POST would. `--new-ids` gives every record a new id. Records are
- * written in batches, each one transaction (./batches.ts); a line or batch that fails undoes
+ * written in batches, each one transaction (./import-writer.ts); a line or batch that fails undoes
  * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts); `--upsert FIELD`
  * replaces the records that match on FIELD, and can run again after a failure (./upsert.ts).
  * Into a collection of accounts, a line's `password` never lands among its fields: a hash is
