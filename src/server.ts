@@ -16,7 +16,7 @@ import { protectedModeRefusal } from './http/protected-mode.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
 async function main(): Promise<void> {
-  // migrate, check, import, export, --help and --version; anything else is `serve`, below.
+  // A command of src/commands/commands.ts, --help or --version; anything else is `serve`, below.
   const exitCode = await runCommand(process.argv.slice(2));
   if (exitCode !== undefined) {
     process.exitCode = exitCode;

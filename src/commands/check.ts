@@ -8,7 +8,7 @@
 
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
-import { checkLimits } from '../core/record-rules.js';
+import { checkLimits } from '../core/record-limits.js';
 import { heldIds, type Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';

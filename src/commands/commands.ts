@@ -1,6 +1,8 @@
 /**
- * The `restock` command line: `serve` (the default, run by src/server.ts), `migrate`,
- * `check`, `backup`, `import`, `export`, `rotate-keys`, `--help` and `--version`.
+ * The `restock` command line: the table of commands (`COMMANDS`: `migrate`, `check`,
+ * `backup`, `import`, `export`, `rotate-keys`, `types`), each with its options and the
+ * setting groups it reads, their `--help`, `--version`, and the choice of what to run.
+ * `serve`, the default, is not a command here: runCommand leaves it to src/server.ts.
  */
 import {
   alignColumns,
@@ -21,7 +23,7 @@ import { runBackup } from './backup.js';
 import { runCheck } from './check.js';
 import type { Command, CommandIo, OptionSpec } from './command.js';
 import { exportOptions, runExport } from './export.js';
-import { importOptions, runImport } from './import/index.js';
+import { importOptions, runImport } from './import/run-import.js';
 import { runMigrate } from './migrate.js';
 import { runRotateKeys } from './rotate-keys.js';
 import { runTypes, typesOptions } from './types.js';

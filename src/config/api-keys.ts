@@ -1,6 +1,6 @@
 /**
  * API keys as the settings give them (API_KEYS, API_KEYS_FILE): `name:scope:key` entries,
- * kept as SHA-256 hashes only. src/http/plugins/access-control.ts checks requests against them.
+ * kept as SHA-256 hashes only. src/http/plugins/access-control/ checks requests against them.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -5,10 +5,11 @@
  * collections up by name: what one collection needs to know of the others (who refers to
  * it) is on its own definition.
  */
-import { type Collection, type CollectionDeclaration, SYSTEM_FIELDS } from './collection.js';
+import type { Collection, CollectionDeclaration } from './collection.js';
 import { ConfigError } from './config-error.js';
 import type { IndexedField } from './indexed-field.js';
 import { isScalar, nameOf } from './references.js';
+import { isSystemField } from './system-fields.js';
 
 export interface Catalog {
   /** Every collection, in the order the index, docs and console list them. */
@@ -130,7 +131,7 @@ function checkAccounts(draft: Draft): void {
   if (account && unique.length === 0) {
     throw new ConfigError(`SCHEMAS: ${source}: x-auth needs a unique field to sign in with ("x-unique": ["email"])`);
   }
-  if (owner !== undefined && (SYSTEM_FIELDS as readonly string[]).includes(owner)) {
+  if (owner !== undefined && isSystemField(owner)) {
     throw new ConfigError(`SCHEMAS: ${source}: x-owner names "${owner}", a field restock sets itself`);
   }
 }

@@ -4,6 +4,8 @@
  * of an indexed or unique field past MAX_INDEXED_VALUE_BYTES on both stores alike, naming
  * it, before either database sees it.
  */
+
+import { isObject } from './is-object.js';
 import { escapePointer } from './json-pointer.js';
 
 /** The most MAX_INDEXED_VALUE_BYTES may be: what PostgreSQL's B-tree takes, less room for the index's other terms. */
@@ -40,8 +42,4 @@ export function oversizedIndexedValue(
     };
   }
   return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@ import { type CollectionSchema, loadCollectionSchemas } from './collection-schem
 import { ConfigError } from './config-error.js';
 import { DEFAULT_COLLECTIONS } from './default-collections.js';
 import type { IndexedField } from './indexed-field.js';
+import { isObject } from './is-object.js';
 import { unknownClaim } from './schema-file-checks.js';
 
 /** The settings a catalog reads. */
@@ -57,8 +58,4 @@ function declarationOf(schema: CollectionSchema): CollectionDeclaration {
     ...(example && { example }),
     schema,
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

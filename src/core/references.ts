@@ -5,6 +5,8 @@
  * missing record is refused, a referenced one is not deleted unless the reference says
  * what to do) and the HTTP layer embeds them (`expand=`).
  */
+
+import { isObject } from './is-object.js';
 import { escapePointer } from './json-pointer.js';
 
 /** What deleting a referenced record does to the records that refer to it. */
@@ -124,8 +126,4 @@ function acceptsNull(schema: Record<string, unknown>): boolean {
   if (type !== 'null' && !(Array.isArray(type) && type.includes('null'))) return false;
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
   return !Object.hasOwn(schema, 'const') || schema.const === null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

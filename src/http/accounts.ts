@@ -9,7 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { ConfigError } from '../core/config-error.js';
 import { PasswordHasher } from '../records/accounts/password-hasher.js';
-import { type OutsideProvider, openTokenService, type TokenService } from '../records/tokens/index.js';
+import { type OutsideProvider, openTokenService, type TokenService } from '../records/tokens/token-service.js';
 import type { Store } from '../store/store.js';
 import { VerifiedTokens } from './verified-tokens.js';
 

@@ -16,7 +16,7 @@ import { openApi } from './openapi/index.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
-import { accountRoutes } from './routes/accounts/index.js';
+import { accountRoutes } from './routes/accounts/account-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';

@@ -4,7 +4,8 @@
  */
 import type { CollectionSchema } from '../core/collection-schema.js';
 import { oversizedIndexedValue } from '../core/indexed-values.js';
-import { withoutSystemFields } from '../core/record-rules.js';
+import { isObject } from '../core/is-object.js';
+import { withoutSystemFields } from '../core/system-fields.js';
 import type { UniqueField } from '../core/unique-field.js';
 import { type Records, type StoredRecord, UniqueViolationError } from '../store/store.js';
 import { type FieldError, Refusal, type RefusalKind } from './refusal.js';
@@ -124,10 +125,7 @@ function sharedWithin(items: readonly unknown[], field: UniqueField): FieldError
 function valueAt(value: unknown, path: readonly string[]): string | number | boolean | undefined {
   let at = value;
   for (const segment of path) {
-    at =
-      at !== null && typeof at === 'object' && !Array.isArray(at)
-        ? (at as Record<string, unknown>)[segment]
-        : undefined;
+    at = isObject(at) ? at[segment] : undefined;
   }
   return typeof at === 'string' || typeof at === 'number' || typeof at === 'boolean' ? at : undefined;
 }

@@ -4,6 +4,7 @@
  * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
  * 400 naming the parameter; nothing from the query ever reaches SQL as text.
  */
+import { isSystemField } from '../core/system-fields.js';
 import { FILTER_OPERATORS, type FilterOperator, OPERATORS } from '../store/filter-operators.js';
 import {
   type Condition,
@@ -21,7 +22,6 @@ import { invalidQuery as invalid } from './refusal.js';
 /** The query parameters that are not filters. */
 export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand'] as const;
 
-const SYSTEM_FIELDS = ['id', 'createdAt', 'updatedAt'] as const;
 const MAX_CONDITIONS = 20;
 /** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
 export const MAX_SORT_KEYS = 4;
@@ -187,7 +187,7 @@ function typed(raw: string): JsonScalar {
 
 /** A dotted field name as a {@link FieldRef}; system fields are not paths. */
 function fieldRef(name: string, parameter: string, { maxLength, fields }: Names): FieldRef {
-  if ((SYSTEM_FIELDS as readonly string[]).includes(name)) return name as FieldRef;
+  if (isSystemField(name)) return name as FieldRef;
   const path = name.split('.');
   for (const segment of path) {
     if (segment === '') throw invalid(parameter, `"${name}" is not a field name (empty part between dots)`);
@@ -195,7 +195,7 @@ function fieldRef(name: string, parameter: string, { maxLength, fields }: Names)
     // A double quote, a backslash or a control character cannot be written in every database's JSON path.
     if (/["\\\p{Cc}]/u.test(segment)) throw invalid(parameter, `"${name}" has a character fields cannot be queried by`);
   }
-  if ((SYSTEM_FIELDS as readonly string[]).includes(path[0] as string)) {
+  if (isSystemField(path[0] as string)) {
     throw invalid(parameter, `${path[0]} has no fields inside it`);
   }
   const unknown = unknownField(fields, name, parameter);

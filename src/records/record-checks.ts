@@ -1,5 +1,5 @@
 /**
- * What a record must meet beyond the rules every body keeps (src/core/record-rules.ts): the
+ * What a record must meet beyond the rules every body keeps (src/core/record-limits.ts): the
  * operator's schema for its collection, and the cap on the values its indexes hold. A create
  * is checked as sent; a change, as it leaves the record (inside the write's transaction).
  */

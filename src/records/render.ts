@@ -3,6 +3,7 @@
  * JSON text, so a record is assembled by concatenation: stored JSON is never parsed and
  * re-serialized on the way out (the API, the change feed and `restock export` alike).
  */
+import { systemFieldsOf } from '../core/system-fields.js';
 import type { StoredRecord } from '../store/store.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -24,7 +25,7 @@ export function recordRenderer(fields?: readonly (readonly string[])[]): (record
  * path that parses stored JSON, because it has to pick inside it.
  */
 function renderFields(record: StoredRecord, fields: readonly (readonly string[])[]): string {
-  const whole = { ...(JSON.parse(record.data) as Record<string, unknown>), ...systemFields(record) };
+  const whole = { ...(JSON.parse(record.data) as Record<string, unknown>), ...systemFieldsOf(record) };
   // Objects without a prototype, written with defineProperty: a field named __proto__ is
   // then just a field, and picking it can never reach Object.prototype.
   const picked: Record<string, unknown> = Object.create(null);
@@ -48,8 +49,4 @@ function renderFields(record: StoredRecord, fields: readonly (readonly string[])
 
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function systemFields(record: StoredRecord) {
-  return { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt };
 }

@@ -5,15 +5,11 @@
  * patch keys (20,000 new keys onto 20,000 took seconds). Here each key is one hash lookup:
  * the cost is linear in the sizes of the record and the patch.
  */
+import { isObject } from '../core/is-object.js';
 import type { VersionCondition } from './store.js';
 import { RecordTooLargeError } from './store-errors.js';
 
-type JsonObject = Record<string, unknown>;
-
 const FIELD = { enumerable: true, writable: true, configurable: true } as const;
-
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The result of applying `patch` to `target` (RFC 7396, section 2). `target` is changed in
@@ -23,7 +19,7 @@ const isObject = (value: unknown): value is JsonObject =>
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
-  const result: JsonObject = isObject(target) ? target : {};
+  const result: Record<string, unknown> = isObject(target) ? target : {};
   for (const key of Object.keys(patch)) {
     const value = patch[key];
     if (value === null) {

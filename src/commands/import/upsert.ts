@@ -7,7 +7,7 @@
 import { ConfigError } from '../../config/index.js';
 import type { CollectionSchema } from '../../core/collection-schema.js';
 import { type Condition, MAX_IN_VALUES, type Records, type StoredRecord } from '../../store/store.js';
-import { ImportWriter } from './batches.js';
+import { ImportWriter } from './import-writer.js';
 import type { Pending } from './record-line.js';
 
 export class Upserter {

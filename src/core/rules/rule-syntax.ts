@@ -1,6 +1,6 @@
 /**
  * The text of a record rule read into its tree (./rule-tree.ts). Written by hand, a
- * tokenizer (./rule-tokens.ts) and a recursive descent, because no maintained library
+ * tokenizer (./rule-lexer.ts) and a recursive descent, because no maintained library
  * parses this small language into a tree we control, with errors that name the column;
  * it runs once per rule, at start, so its speed does not matter.
  *
@@ -14,8 +14,9 @@
  * walk of it is: {@link MAX_RULE_LENGTH} characters, {@link MAX_RULE_DEPTH} levels.
  */
 import { ConfigError } from '../config-error.js';
-import { SYSTEM_FIELDS } from '../system-fields.js';
-import { type Fail, type Token, tokenize } from './rule-tokens.js';
+import { isObject } from '../is-object.js';
+import { isSystemField } from '../system-fields.js';
+import { type Fail, type Token, tokenize } from './rule-lexer.js';
 import {
   type CollectionRules,
   type Comparison,
@@ -30,9 +31,6 @@ import {
 export const MAX_RULE_LENGTH = 2000;
 /** The deepest nesting of parentheses and `!` a rule may have. */
 export const MAX_RULE_DEPTH = 32;
-
-/** The system fields, which hold no fields of their own. */
-const SYSTEM: ReadonlySet<string> = new Set(SYSTEM_FIELDS);
 
 const COMPARISONS: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
 
@@ -149,7 +147,7 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
       }
       return { kind: 'field', scope: head, path: rest };
     }
-    if (SYSTEM.has(head) && rest.length > 0) {
+    if (isSystemField(head) && rest.length > 0) {
       fail(column, `${head} has no fields inside it`);
     }
     // A create's record is the one it would make: its body.
@@ -168,7 +166,7 @@ const WRITES: ReadonlySet<RuleOperation> = new Set(['create', 'update']);
 export function parseRules(raw: unknown, source: string): CollectionRules {
   if (raw === undefined) return {};
   const operations = RULE_OPERATIONS.join(', ');
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isObject(raw)) {
     throw new ConfigError(`SCHEMAS: ${source}: x-rules must be an object of rules by operation (${operations})`);
   }
   const rules: CollectionRules = {};

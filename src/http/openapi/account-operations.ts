@@ -1,6 +1,6 @@
 /**
  * What the OpenAPI document says of an account collection's routes (`x-auth`,
- * ../routes/accounts/index.ts): sign in, renew the tokens, sign out. Their bodies are read
+ * ../routes/accounts/account-routes.ts): sign in, renew the tokens, sign out. Their bodies are read
  * by the handlers, as the records' are, so these schemas document and never validate.
  */
 import type { FastifySchema } from 'fastify';

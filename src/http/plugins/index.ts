@@ -2,7 +2,7 @@
  * The plugins every request meets, one per concern, each named so that the plugins after
  * it can depend on it (src/http/app.ts registers them in order; Fastify checks it).
  */
-export { accessControl } from './access-control/index.js';
+export { accessControl } from './access-control/access-control.js';
 export { compression } from './compression/index.js';
 export { connectionLimit } from './connection-limit.js';
 export { cors } from './cors/index.js';
@@ -10,7 +10,7 @@ export { jsonBody } from './json-body.js';
 export { lingeringClose } from './lingering-close.js';
 export { loadShedding } from './load-shedding.js';
 export { methodOverride } from './method-override/index.js';
-export { metrics } from './metrics/index.js';
+export { metrics } from './metrics/metrics.js';
 export { problems } from './problems/index.js';
 export { rateLimit } from './rate-limit/index.js';
 export { requestId } from './request-id.js';

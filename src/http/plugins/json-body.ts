@@ -1,17 +1,13 @@
 /**
  * Request bodies: JSON (`application/json` or any `+json` type) parsed once, with the
- * record rules (src/core/record-rules.ts) checked in the same pass, so that handlers only
+ * record limits (src/core/record-limits.ts) checked in the same pass, so that handlers only
  * ever see a clean object.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { invalidUtf8Offset } from '../../core/invalid-utf8.js';
-import {
-  checkLimits,
-  type LimitCheckOptions,
-  type RecordLimits,
-  withoutSystemFields,
-} from '../../core/record-rules.js';
+import { checkLimits, type LimitCheckOptions, type RecordLimits } from '../../core/record-limits.js';
+import { withoutSystemFields } from '../../core/system-fields.js';
 import { SURROGATE_ESCAPE } from '../../core/text-faults.js';
 import { HttpProblem } from '../problem.js';
 

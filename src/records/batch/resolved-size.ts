@@ -10,8 +10,9 @@
  * only once that operation has run: the operation naming it is counted again, exactly, when
  * it is readied ({@link ResolvedSize.settle}), before it is written.
  */
-import { SYSTEM_FIELDS } from '../../core/collection.js';
+
 import { jsonBytes } from '../../core/json-bytes.js';
+import { isSystemField } from '../../core/system-fields.js';
 import { BatchStepError } from '../../store/store.js';
 import { Refusal } from '../refusal.js';
 import type { BatchOperation } from './batch-operations.js';
@@ -65,7 +66,7 @@ function knownSizes(operations: readonly BatchOperation[]): (value: unknown) => 
   const measured = new Map<string, number>();
   const referenceBytes = (reference: ResultReference): number => {
     const field = reference.field[0] as string;
-    if ((SYSTEM_FIELDS as readonly string[]).includes(field)) return SYSTEM_FIELD_BYTES;
+    if (isSystemField(field)) return SYSTEM_FIELD_BYTES;
     const target = operations[reference.index];
     if (target?.action !== 'create' || !target.body) return 0;
     const key = `${reference.index}.${reference.field.join('.')}`;

@@ -8,8 +8,9 @@
  * with `auth.*` is false for a caller without credentials), so a listed record is one the
  * rule holds for, and the other way round.
  */
-import { SYSTEM_FIELDS } from '../../core/collection.js';
+
 import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
+import { isSystemField } from '../../core/system-fields.js';
 import { textFault } from '../../core/text-faults.js';
 import {
   type Condition,
@@ -164,7 +165,7 @@ function condition(field: FieldRef, op: FilterOp, value: JsonScalar): Condition 
 
 function refOf(path: readonly string[]): FieldRef {
   const [head] = path as [string];
-  const system = path.length === 1 && (SYSTEM_FIELDS as readonly string[]).includes(head);
+  const system = path.length === 1 && isSystemField(head);
   return system ? (head as FieldRef) : { path };
 }
 

@@ -9,6 +9,7 @@
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
 import type { RuleAuth, RuleOperation } from '../../core/rules/rule-tree.js';
+import { systemFieldsOf } from '../../core/system-fields.js';
 import type { ListQuery, StoredRecord, WriteConditions } from '../../store/store.js';
 import { Refusal } from '../refusal.js';
 import { listRuleFilter, withListRule } from './list-rule.js';
@@ -59,7 +60,10 @@ export class RecordAccess {
     if (!this.ruled(caller)) return true;
     const rule = this.#rule(caller, 'view');
     if (!rule) return false;
-    return ruleHolds(rule, { auth: authOf(caller), record: { ...(fields ?? parse(record.data)), ...system(record) } });
+    return ruleHolds(rule, {
+      auth: authOf(caller),
+      record: { ...(fields ?? parse(record.data)), ...systemFieldsOf(record) },
+    });
   }
 
   /**
@@ -90,7 +94,8 @@ export class RecordAccess {
     // The record's fields, parsed once for both checks.
     let parsed: { current: StoredRecord; record: Fields } | undefined;
     const recordOf = (current: StoredRecord) => {
-      if (parsed?.current !== current) parsed = { current, record: { ...parse(current.data), ...system(current) } };
+      if (parsed?.current !== current)
+        parsed = { current, record: { ...parse(current.data), ...systemFieldsOf(current) } };
       return parsed.record;
     };
     return {
@@ -125,9 +130,4 @@ function authOf(caller: Caller): RuleAuth | null {
 
 function parse(data: string): Fields {
   return JSON.parse(data) as Fields;
-}
-
-/** The system fields a rule may read (`id`, `createdAt`, `updatedAt`). */
-function system(record: StoredRecord): Fields {
-  return { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt };
 }

@@ -4,6 +4,7 @@
  * (src/store/filter-operators.ts), so a rule means here what it means in SQL, where a list
  * rule runs as filters (./list-rule.ts), which reads its comparisons of values from here.
  */
+import { isObject } from '../../core/is-object.js';
 import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
 import { FILTER_OPERATORS, type JsonScalar } from '../../store/filter-operators.js';
 
@@ -70,10 +71,8 @@ export function operandValue(operand: Operand, context: RuleContext): unknown {
 export function valueAt(from: unknown, path: readonly string[]): unknown {
   let value = from;
   for (const segment of path) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, segment)) {
-      return undefined;
-    }
-    value = (value as Record<string, unknown>)[segment];
+    if (!isObject(value) || !Object.hasOwn(value, segment)) return undefined;
+    value = value[segment];
   }
   return value;
 }

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Holder } from '../../../records/in-flight-gate.js';
 import { HttpProblem } from '../../problem.js';
-import { callerName, credentialOf } from '../access-control/index.js';
+import { callerName, credentialOf } from '../access-control/access-control.js';
 import { isPreflight } from '../cors/preflight.js';
 import { connectRedis } from './redis.js';
 

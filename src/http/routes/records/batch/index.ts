@@ -28,7 +28,7 @@ import {
 } from '../../../../store/store.js';
 import { batchDocs } from '../../../openapi/batch-operation.js';
 import { registerPaths } from '../../../paths.js';
-import { callerOf } from '../../../plugins/access-control/index.js';
+import { callerOf } from '../../../plugins/access-control/access-control.js';
 import type { OperationContext } from '../operations/context.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 import { atOperation, batchProblem } from './batch-problem.js';

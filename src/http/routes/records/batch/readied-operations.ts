@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { PASSWORD_FIELD } from '../../../../core/accounts.js';
-import { withoutSystemFields } from '../../../../core/record-rules.js';
+import { withoutSystemFields } from '../../../../core/system-fields.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import { filledIn, mentionsResults, referenceIn } from '../../../../records/batch/batch-references.js';
 import { Refusal } from '../../../../records/refusal.js';

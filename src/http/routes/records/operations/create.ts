@@ -4,11 +4,12 @@
  * is taken out of the record, checked on its own and stored only as its hash.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isObject } from '../../../../core/is-object.js';
 import { bulkRecords, createAll } from '../../../../records/bulk-create.js';
 import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
 import { type IdempotentCreate, RecordTooLargeError, type StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
-import { callerOf } from '../../../plugins/access-control/index.js';
+import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { clientFields } from '../../../plugins/json-body.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
@@ -73,8 +74,4 @@ export function createOperation(context: OperationContext): Operation {
       }
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -6,7 +6,7 @@ import { nextPage, readPage } from '../../../../records/list-page.js';
 import { parseListQuery, type RawListQuery } from '../../../../records/list-query.js';
 import { JSON_TYPE, recordRenderer, renderRecord } from '../../../../records/render.js';
 import type { Operation } from '../../../paths.js';
-import { callerOf } from '../../../plugins/access-control/index.js';
+import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { holderOf } from '../../../plugins/rate-limit/index.js';
 import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';

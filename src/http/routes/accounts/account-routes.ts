@@ -10,7 +10,7 @@ import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
-import type { IssuedTokens, TokenService } from '../../../records/tokens/index.js';
+import type { IssuedTokens, TokenService } from '../../../records/tokens/token-service.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { accountDocs } from '../../openapi/account-operations.js';
 import { registerPaths } from '../../paths.js';

@@ -1,10 +1,9 @@
 /**
- * The rules every record keeps, whichever way it arrives (a request body, `restock
+ * The limits every record keeps, whichever way it arrives (a request body, `restock
  * import`) or is checked (`restock check`): how deep it nests, how long its field names
- * are, what text it may hold, which integers it may carry, and which fields are the
- * server's own.
+ * are, what text it may hold and which integers it may carry. The fields that are the
+ * server's own are ./system-fields.ts's.
  */
-import { SYSTEM_FIELDS } from './collection.js';
 import { inexactIntegers } from './inexact-integers.js';
 import { escapePointer } from './json-pointer.js';
 import { textFault } from './text-faults.js';
@@ -97,12 +96,4 @@ export function checkLimits(value: unknown, limits: RecordLimits, options: Limit
     return undefined;
   };
   return visit(value, 1, at);
-}
-
-/** The client's fields of a record: the object without the system fields (a copy only when it has any). */
-export function withoutSystemFields(fields: Record<string, unknown>): Record<string, unknown> {
-  if (!SYSTEM_FIELDS.some((name) => Object.hasOwn(fields, name))) return fields;
-  const copy = { ...fields };
-  for (const name of SYSTEM_FIELDS) delete copy[name];
-  return copy;
 }

@@ -5,7 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { ifMatchVersions } from '../../../../records/conditional.js';
 import type { Operation } from '../../../paths.js';
-import { callerOf } from '../../../plugins/access-control/index.js';
+import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { clientFields } from '../../../plugins/json-body.js';
 import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';

@@ -5,7 +5,7 @@
  * Ids: a record that carries an `id` keeps it, with its `createdAt` and `updatedAt`, so an
  * export imported elsewhere is the same data at the same addresses; a record without one
  * gets a new id, as a POST would. `--new-ids` gives every record a new id. Records are
- * written in batches, each one transaction (./batches.ts); a line or batch that fails undoes
+ * written in batches, each one transaction (./import-writer.ts); a line or batch that fails undoes
  * the batches before it. `--dry-run` checks every line and writes nothing (./dry-run.ts); `--upsert FIELD`
  * replaces the records that match on FIELD, and can run again after a failure (./upsert.ts).
  * Into a collection of accounts, a line's `password` never lands among its fields: a hash is
@@ -18,8 +18,8 @@ import type { CommandContext } from '../command.js';
 import { collectionOption, openCollection } from '../command.js';
 import { progressBar } from '../progress.js';
 import { InputError, type RecordText, readRecords } from '../record-reader.js';
-import { ImportWriter } from './batches.js';
 import { DryRun } from './dry-run.js';
+import { ImportWriter } from './import-writer.js';
 import { hashPasswords } from './passwords.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
 import { Upserter } from './upsert.js';
