@@ -62,6 +62,7 @@ const SHARDS = [
     'deep-cascades',
     'env-file',
     'floors',
+    'catalog-lookups',
     'limits',
     'openapi',
     'openapi-servers',

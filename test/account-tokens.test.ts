@@ -28,7 +28,7 @@ for (const kind of STORE_KINDS) {
     let tokens: TokenService;
     let clock = Date.now();
     const open = (on: Store, options: Partial<TokenOptions> = {}) =>
-      openTokenService(on.accounts, { accountCollections: ['users'], now: () => clock, ...options });
+      openTokenService(on.accounts, { holdsAccounts: (plural) => plural === 'users', now: () => clock, ...options });
     before(async () => {
       db = await kind.create();
       store = await openStore(db.url, catalogOf(COLLECTIONS));

@@ -23,6 +23,7 @@ import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 /** Changes the suite puts in the log before its feeds start from the beginning. */
 const BACKLOG = 500;
+const catalog = catalogOf(['users', 'products']);
 
 /** Resolves once `check` holds, looking again every 10 ms. */
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {
@@ -40,7 +41,7 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       db = await kind.create();
-      store = await openStore(db.url, catalogOf(['users', 'products']));
+      store = await openStore(db.url, catalog);
       config = defaultConfig({ databaseUrl: db.url, maxEventLoopDelay: 0, rateLimitMax: 0 });
       app = await buildApp({ config, store, logStream: false });
       port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
@@ -72,10 +73,10 @@ for (const kind of STORE_KINDS) {
         trim: (before) => store.changes.trim(before),
         watch: (wake) => store.changes.watch(wake),
       };
-      const hubs = new ChangeHubs(log);
+      const hubs = new ChangeHubs(log, catalog);
       let stopped: Promise<void> | undefined;
       let ended = false;
-      const unsubscribe = hubs.subscribe('users', {
+      const unsubscribe = hubs.subscribe(catalog.get('users'), {
         position: start,
         // As a feed does: once it has ended it takes nothing, and its position stays.
         async take(changes: readonly Change[]) {

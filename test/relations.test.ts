@@ -60,7 +60,10 @@ for (const kind of STORE_KINDS) {
       const config = defaultConfig({ databaseUrl: db.url, schemas, maxEventLoopDelay: 0, rateLimitMax: 0 });
       const opened = await openStore(db.url, loadCatalog(config), storeOptionsOf(config));
       // The real store, its reads counted: expand must not read once per record.
-      store = { ...opened, collection: (name) => counted(name, opened.collection(name)) };
+      store = {
+        ...opened,
+        collection: (of) => counted(typeof of === 'string' ? of : of.plural, opened.collection(of)),
+      };
       app = await buildApp({ config, store, logStream: false });
       checked.contract = checkAgainstDocument(app);
       await app.ready();

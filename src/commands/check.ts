@@ -7,9 +7,10 @@
  */
 
 import type { Catalog } from '../core/catalog.js';
+import type { Reference } from '../core/collection.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { checkLimits } from '../core/record-limits.js';
-import { heldIds, type Reference } from '../core/references.js';
+import { heldIds } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import { idList } from '../store/sql/unique-sql.js';
 import type { Position, Records, Store, StoredRecord } from '../store/store.js';
@@ -92,7 +93,7 @@ async function danglingIn(page: readonly StoredRecord[], reference: Reference, t
   const found = new Set((await target.getMany(ids)).map((record) => record.id));
   return held
     .filter((h) => !found.has(h.id))
-    .map((h) => `${h.record} ${h.pointer}: names no record of ${reference.target} (id ${h.id})`);
+    .map((h) => `${h.record} ${h.pointer}: names no record of ${reference.target.plural} (id ${h.id})`);
 }
 
 /**

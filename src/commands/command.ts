@@ -4,9 +4,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { type Config, ConfigError, type SettingGroup } from '../config/index.js';
-import type { Collection } from '../core/collection.js';
+import type { Collection, Reference } from '../core/collection.js';
 import { loadCatalog } from '../core/load-catalog.js';
-import type { Reference } from '../core/references.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Records } from '../store/store.js';
 
@@ -84,7 +83,7 @@ export async function openCollection(
   const collection = catalog.get(name);
   return {
     collection,
-    records: store.collection(name),
+    records: store.collection(collection),
     indexedPaths: [...collection.indexes, ...collection.unique].map((field) => field.path),
     references: collection.references.map((reference) => ({ reference, target: store.collection(reference.target) })),
     close: () => store.close(),

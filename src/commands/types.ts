@@ -47,7 +47,7 @@ export async function recordTypes(schemas: string): Promise<string> {
     const options = { bannerComment: '', additionalProperties: true, ignoreMinAndMaxItems: true };
     parts.push(await compile({ description: collection.description, ...document } as JSONSchema, name, options));
     records.push(`  ${collection.plural}: ${name};`);
-    references.push(`  ${collection.plural}: ${referenceType(collection, collections)};`);
+    references.push(`  ${collection.plural}: ${referenceType(collection)};`);
   }
   parts.push(`/** The collections, by plural name: \`createClient<Collections, References>(…)\`. */
 export interface Collections {
@@ -93,12 +93,11 @@ function withNotes(collection: Collection, document: JSONSchema): JSONSchema {
 const NOTES_KEY = '~restock';
 
 /** The names `expand` takes: the collection's references, and theirs after a dot (restock follows two deep). */
-function referenceType({ references }: Collection, collections: readonly Collection[]): string {
+function referenceType({ references }: Collection): string {
   const names: [string, string][] = [];
   for (const reference of references) {
-    names.push([reference.name, reference.target]);
-    const target = collections.find((c) => c.plural === reference.target);
-    for (const next of target?.references ?? []) names.push([`${reference.name}.${next.name}`, next.target]);
+    names.push([reference.name, reference.target.plural]);
+    for (const next of reference.target.references) names.push([`${reference.name}.${next.name}`, next.target.plural]);
   }
   if (names.length === 0) return 'Record<never, string>';
   return `{ ${names.map(([name, target]) => `${JSON.stringify(name)}: ${JSON.stringify(target)};`).join(' ')} }`;

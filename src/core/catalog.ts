@@ -1,14 +1,15 @@
 /**
  * The catalog: every collection restock serves, each one {@link Collection} built once at
  * start from its declaration, checked as a whole (names that collide or that restock's own
- * paths take, references to no collection, INDEXES naming none). Nothing else matches
- * collections up by name: what one collection needs to know of the others (who refers to
- * it) is on its own definition.
+ * paths take, references to no collection, INDEXES naming none). It is the only place that
+ * matches collections up by name: by plural, by singular, by a path's segment. Each
+ * reference holds the collections it joins (resolved here, once), and who refers to a
+ * collection is on its own definition; test/catalog-lookups.test.ts keeps it so.
  */
-import type { Collection, CollectionDeclaration } from './collection.js';
+import type { Collection, CollectionDeclaration, Reference } from './collection.js';
 import { ConfigError } from './config-error.js';
 import type { IndexedField } from './indexed-field.js';
-import { isScalar, nameOf } from './references.js';
+import { type DeclaredReference, isScalar, nameOf } from './references.js';
 import { isSystemField } from './system-fields.js';
 
 export interface Catalog {
@@ -20,6 +21,17 @@ export interface Catalog {
   has(plural: string): boolean;
   /** The collection named `plural`; any other name is a mistake in the code, and throws. */
   get(plural: string): Collection;
+  /** The collection named `plural`, or undefined: for names that come from outside (a request, a file, the log). */
+  byPlural(plural: string): Collection | undefined;
+  /** The collection whose one record is named `singular` (`/user/7/`), or undefined. */
+  bySingular(singular: string): Collection | undefined;
+  /** The collection a path's first segment names, by its plural or its singular, or undefined. */
+  byPath(segment: string): Collection | undefined;
+  /**
+   * What each collection has elsewhere (its records, its routes' context), made now by
+   * `make` in the catalog's order and found again by the collection itself.
+   */
+  perCollection<T>(make: (collection: Collection) => T): (collection: Collection) => T;
   /** What the operator should change, to log once at start. */
   readonly warnings: readonly string[];
 }
@@ -60,17 +72,31 @@ export function buildCatalog(declarations: readonly CollectionDeclaration[], opt
       );
     }
   }
-  const collections = drafts.map(
-    (draft): Collection =>
-      Object.freeze({
-        ...draft,
-        indexes: [...draft.indexes, ...extra.filter((field) => field.collection === draft.plural)],
-        referrers: drafts.flatMap((other) => other.references.filter((r) => r.target === draft.plural)),
-      }),
-  );
+  const collections = drafts.map((draft) => ({
+    ...draft,
+    indexes: [...draft.indexes, ...extra.filter((field) => field.collection === draft.plural)],
+    references: [] as Reference[],
+    referrers: [] as Reference[],
+  }));
   const found = new Map(collections.map((collection) => [collection.plural, collection]));
+  const singulars = new Map(collections.map((collection) => [collection.singular, collection]));
+  // Each reference holds both its collections; a referrer is listed in its holders' order.
+  for (const [at, draft] of drafts.entries()) {
+    const holder = collections[at] as (typeof collections)[number];
+    for (const declared of draft.references) {
+      const target = found.get(declared.target) as (typeof collections)[number];
+      const reference: Reference = Object.freeze({ ...declared, collection: holder, target });
+      holder.references.push(reference);
+      target.referrers.push(reference);
+    }
+  }
+  for (const collection of collections) {
+    Object.freeze(collection.references);
+    Object.freeze(collection.referrers);
+    Object.freeze(collection);
+  }
   return Object.freeze({
-    collections,
+    collections: collections as readonly Collection[],
     names: [...found.keys()],
     has: (plural: string) => found.has(plural),
     get(plural: string) {
@@ -78,11 +104,21 @@ export function buildCatalog(declarations: readonly CollectionDeclaration[], opt
       if (!collection) throw new Error(`no collection is named "${plural}"`);
       return collection;
     },
+    byPlural: (plural: string) => found.get(plural),
+    bySingular: (singular: string) => singulars.get(singular),
+    byPath: (segment: string) => found.get(segment) ?? singulars.get(segment),
+    perCollection<T>(make: (collection: Collection) => T) {
+      const made = new Map<Collection, T>(collections.map((collection) => [collection, make(collection)]));
+      return (collection: Collection): T => {
+        if (!made.has(collection)) throw new Error(`"${collection.plural}" is not a collection of this catalog`);
+        return made.get(collection) as T;
+      };
+    },
     warnings: options.warnings ?? [],
   });
 }
 
-type Draft = Omit<Collection, 'referrers'>;
+type Draft = Omit<Collection, 'references' | 'referrers'> & { readonly references: readonly DeclaredReference[] };
 
 /** A declaration's collection, but for what only the whole catalog knows. */
 function draftOf(declaration: CollectionDeclaration): Draft {

@@ -25,7 +25,7 @@ import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
 import { escapePointer } from './json-pointer.js';
 import { linearRegExp } from './linear-regexp.js';
-import { ON_DELETE, type Reference, referencesOf } from './references.js';
+import { type DeclaredReference, ON_DELETE, referencesOf } from './references.js';
 import { parseRules } from './rules/rule-syntax.js';
 import type { CollectionRules } from './rules/rule-tree.js';
 import { misnamedSchemaFile, ownerMistake, parseJsonText, ruleFieldMistake } from './schema-file-checks.js';
@@ -49,7 +49,7 @@ export interface CollectionSchema {
   indexes: string[];
   unique: UniqueField[];
   /** Its fields that hold ids of records (`x-ref`, ../references.ts). */
-  references: Reference[];
+  references: DeclaredReference[];
   /** Accounts (`x-auth`): the collection's records sign in, and `checkPassword` checks a password. */
   account?: AccountSettings;
   /** Its record rules (`x-rules`), parsed. */

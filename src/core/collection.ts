@@ -8,7 +8,7 @@
 import type { AccountSettings } from './accounts.js';
 import type { CollectionSchema } from './collection-schema.js';
 import type { IndexedField } from './indexed-field.js';
-import type { Reference } from './references.js';
+import type { DeclaredReference } from './references.js';
 import type { CollectionRules } from './rules/rule-tree.js';
 import type { UniqueField } from './unique-field.js';
 
@@ -31,7 +31,7 @@ export interface Collection {
   readonly indexes: readonly IndexedField[];
   /** Its fields no two records may share. */
   readonly unique: readonly UniqueField[];
-  /** The references its records hold, each naming the collection it refers to. */
+  /** The references its records hold, each holding the collection it refers to. */
   readonly references: readonly Reference[];
   /** The references other collections' records (or its own) hold to its records. */
   readonly referrers: readonly Reference[];
@@ -41,6 +41,17 @@ export interface Collection {
   readonly rules: CollectionRules;
   /** The field a create sets from the caller's account id, which no account may change (`x-owner`). */
   readonly owner?: string;
+}
+
+/**
+ * A field whose value is the id of a record of `target` (`x-ref`), resolved by the catalog:
+ * it holds both collections, never their names.
+ */
+export interface Reference extends Omit<DeclaredReference, 'collection' | 'target'> {
+  /** The collection whose records hold the reference. */
+  readonly collection: Collection;
+  /** The collection it refers to. */
+  readonly target: Collection;
 }
 
 /** What declares a collection: its names and, when it has them, its schema and fields. */

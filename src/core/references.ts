@@ -17,16 +17,23 @@ export const ON_DELETE: readonly OnDelete[] = ['restrict', 'cascade', 'set-null'
 export type Step = string | typeof EACH;
 export const EACH: unique symbol = Symbol('each element');
 
-export interface Reference {
+/**
+ * A reference as a schema declares it, naming collections; the catalog resolves each into a
+ * `Reference` (./collection.ts) that holds the collections themselves.
+ */
+export interface DeclaredReference {
   /** The collection whose records hold the reference. */
   readonly collection: string;
   /** Its name as `expand=` and messages give it: the field names joined by dots (`items.productId`). */
   readonly name: string;
   readonly path: readonly Step[];
-  /** The collection it refers to. */
+  /** The collection it refers to, by its plural. */
   readonly target: string;
   readonly onDelete: OnDelete;
 }
+
+/** Where a reference is in a record: all that finding its ids needs. */
+type Located = Pick<DeclaredReference, 'path'>;
 
 /** A referenced id, and where in the record it is (a JSON Pointer). */
 export interface HeldId {
@@ -38,8 +45,8 @@ export interface HeldId {
  * The references a schema declares, found by walking its `properties` and array `items`.
  * `fail` says what is wrong with an annotation.
  */
-export function referencesOf(collection: string, document: unknown, fail: (why: string) => Error): Reference[] {
-  const found: Reference[] = [];
+export function referencesOf(collection: string, document: unknown, fail: (why: string) => Error): DeclaredReference[] {
+  const found: DeclaredReference[] = [];
   const walk = (schema: unknown, path: Step[]) => {
     if (!isObject(schema)) return;
     const target = schema['x-ref'];
@@ -72,7 +79,7 @@ export function nameOf(path: readonly Step[]): string {
 }
 
 /** Whether a reference holds one id (no array on its path): it can be indexed and set to null. */
-export function isScalar(reference: Reference): boolean {
+export function isScalar(reference: Located): boolean {
   return !reference.path.includes(EACH);
 }
 
@@ -80,7 +87,7 @@ export function isScalar(reference: Reference): boolean {
  * Every id `record` holds for `reference`. Null and missing values hold none; a value that
  * is no id (a string, a fraction, 0) is returned as id 0, which no record has.
  */
-export function heldIds(record: unknown, reference: Reference): HeldId[] {
+export function heldIds(record: unknown, reference: Located): HeldId[] {
   const held: HeldId[] = [];
   const walk = (value: unknown, at: number, pointer: string) => {
     if (at === reference.path.length) {
@@ -101,7 +108,7 @@ export function heldIds(record: unknown, reference: Reference): HeldId[] {
 }
 
 /** `record` with every value of `reference` that equals `id` set to null (a copy). */
-export function withNulled(record: Record<string, unknown>, reference: Reference, id: number): Record<string, unknown> {
+export function withNulled(record: Record<string, unknown>, reference: Located, id: number): Record<string, unknown> {
   const copy = structuredClone(record);
   const walk = (value: unknown, at: number) => {
     const step = reference.path[at] as string;

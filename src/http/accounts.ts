@@ -39,11 +39,11 @@ export async function openAccounts(
   catalog: Catalog,
   store: Store,
 ): Promise<Accounts | undefined> {
-  const accountCollections = catalog.collections.filter((c) => c.account).map((c) => c.plural);
+  const anyAccounts = catalog.collections.some((collection) => collection.account);
   const outside = outsideProvider(config);
-  if (accountCollections.length === 0 && !outside) return undefined;
+  if (!anyAccounts && !outside) return undefined;
   const tokens = await openTokenService(store.accounts, {
-    accountCollections,
+    holdsAccounts: (plural) => catalog.byPlural(plural)?.account !== undefined,
     accessTokenSeconds: config.accessTokenMinutes * 60,
     refreshTokenSeconds: config.refreshTokenDays * 24 * 3600,
     ...(outside && { outside }),
@@ -51,7 +51,7 @@ export async function openAccounts(
   const verified = new VerifiedTokens((token) => tokens.verify(token));
   return {
     tokens,
-    ...(accountCollections.length > 0 && {
+    ...(anyAccounts && {
       hasher: new PasswordHasher({ cost: config.passwordHashCost, budget: config.passwordHashBudget }),
     }),
     verified,

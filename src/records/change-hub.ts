@@ -6,6 +6,8 @@
  * itself, in order, before the batch, waiting for its client between reads.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Catalog } from '../core/catalog.js';
+import type { Collection } from '../core/collection.js';
 import type { Change, ChangeLog } from '../store/store.js';
 
 export interface Subscriber {
@@ -157,24 +159,27 @@ class Follower {
 
 /** The hubs of every collection, and the one watch on the store that wakes them. */
 export class ChangeHubs {
-  private readonly hubs = new Map<string, CollectionHub>();
+  private readonly hubs = new Map<Collection, CollectionHub>();
   /** Followers unsubscribed whose last read or write has not ended yet. */
   private readonly stopping = new Set<Promise<void>>();
   private unwatch: (() => void) | undefined;
 
-  constructor(private readonly log: ChangeLog) {}
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly catalog: Catalog,
+  ) {}
 
   /**
    * Follows `collection` for `subscriber` from its position on; returns how to stop, which
    * resolves once the subscriber is sent and read for no more.
    */
-  subscribe(collection: string, subscriber: Subscriber): () => Promise<void> {
+  subscribe(collection: Collection, subscriber: Subscriber): () => Promise<void> {
     let hub = this.hubs.get(collection);
     if (!hub) {
-      hub = new CollectionHub(this.log, collection, subscriber.position);
+      hub = new CollectionHub(this.log, collection.plural, subscriber.position);
       this.hubs.set(collection, hub);
     }
-    const follower = new Follower(subscriber, this.log, collection);
+    const follower = new Follower(subscriber, this.log, collection.plural);
     hub.subscribers.add(follower);
     this.unwatch ??= this.log.watch((changed) => this.wake(changed));
     return () => {
@@ -198,7 +203,14 @@ export class ChangeHubs {
     this.unwatch = undefined;
   }
 
-  private wake(collection: string | undefined): void {
-    for (const [name, hub] of this.hubs) if (collection === undefined || collection === name) void hub.pump();
+  /** Pumps the hub of the collection the log names, or every hub when it names none. */
+  private wake(changed: string | undefined): void {
+    if (changed === undefined) {
+      for (const hub of this.hubs.values()) void hub.pump();
+      return;
+    }
+    const collection = this.catalog.byPlural(changed);
+    const hub = collection && this.hubs.get(collection);
+    if (hub) void hub.pump();
   }
 }

@@ -4,7 +4,8 @@
  * per page (the ids of every record of the page together), two references deep at most.
  * The embedded records count against the page's byte budget like its own.
  */
-import { heldIds, isScalar, type Reference } from '../core/references.js';
+import type { Collection, Reference } from '../core/collection.js';
+import { heldIds, isScalar } from '../core/references.js';
 import { MAX_MANY, type Records, type StoredRecord } from '../store/store.js';
 import type { Page } from './list-page.js';
 import { Refusal } from './refusal.js';
@@ -23,14 +24,13 @@ export interface Expansion {
   readonly nested: Expansion[];
 }
 
-/** What expanding needs: each collection's references, and its records. */
+/** What expanding needs: each collection's records. */
 export interface ExpandSource {
-  references(collection: string): readonly Reference[];
-  collection(name: string): Records;
+  collection(of: Collection): Records;
 }
 
 /** Reads `expand` for `collection`; anything it cannot follow is a 400 naming the parameter. */
-export function parseExpand(raw: string | undefined, collection: string, source: ExpandSource): Expansion[] {
+export function parseExpand(raw: string | undefined, collection: Collection): Expansion[] {
   if (raw === undefined || raw === '') return [];
   const names = raw.split(',').map((name) => name.trim());
   if (names.length > MAX_EXPANDS) throw invalid(`at most ${MAX_EXPANDS} references`);
@@ -42,13 +42,13 @@ export function parseExpand(raw: string | undefined, collection: string, source:
     for (let depth = 1; rest !== ''; depth++) {
       if (depth > MAX_EXPAND_DEPTH) throw invalid(`"${name}" follows more than ${MAX_EXPAND_DEPTH} references`);
       // The longest reference name that starts the rest: reference names hold dots themselves.
-      const reference = [...source.references(from)]
+      const reference = [...from.references]
         .sort((a, b) => b.name.length - a.name.length)
         .find((r) => rest === r.name || rest.startsWith(`${r.name}.`));
       if (!reference) {
-        const known = source.references(from).map((r) => r.name);
+        const known = from.references.map((r) => r.name);
         throw invalid(
-          `"${name}" is not a reference of ${from}` +
+          `"${name}" is not a reference of ${from.plural}` +
             (known.length > 0 ? ` (its references: ${known.join(', ')})` : ''),
         );
       }

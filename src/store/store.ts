@@ -2,8 +2,10 @@
  * The storage interface: everything records/, the HTTP layer and the commands may ask of a database. The SQL core
  * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
+
+import type { Catalog } from '../core/catalog.js';
+import type { Collection, Reference } from '../core/collection.js';
 import type { IndexedField } from '../core/indexed-field.js';
-import type { Reference } from '../core/references.js';
 import type { UniqueField } from '../core/unique-field.js';
 import type { AccountTables } from './account-model.js';
 import type { BatchPlan, BatchResult } from './batch-model.js';
@@ -165,7 +167,8 @@ export interface Store {
   readonly synced: TableSync;
   /** The gauges this store reports on `/metrics`; a store without any leaves it out. */
   readonly gauges?: readonly StoreGauge[];
-  collection(name: string): Records;
+  /** A collection's records: the collection itself, or its plural (the command line's and tests' way). */
+  collection(of: Collection | string): Records;
   readonly idempotency: IdempotencyKeys;
   readonly changes: ChangeLog;
   readonly accounts: AccountTables;
@@ -194,15 +197,18 @@ export interface TableSync {
 }
 
 /**
- * A store's `collection(name)`: each collection made once by `make`; a name the store was
- * not opened with is a programming error.
+ * What a store keeps for each collection of `catalog` (its `Records`, its programs), made
+ * once by `make`. A collection is found through the catalog the store was opened with, by
+ * its plural: the app or a test may hold another catalog of the same declarations, whose
+ * `Collection`s are other objects. A name the store was not opened with is a programming error.
  */
-export function collectionLookup(names: readonly string[], make: (name: string) => Records) {
-  const byName = new Map(names.map((name) => [name, make(name)]));
-  return (name: string): Records => {
-    const found = byName.get(name);
-    if (!found) throw new Error(`unknown collection "${name}"`);
-    return found;
+export function collectionLookup<T>(catalog: Catalog, make: (collection: Collection) => T) {
+  const of = catalog.perCollection(make);
+  return (named: Collection | string): T => {
+    const plural = typeof named === 'string' ? named : named.plural;
+    const collection = catalog.byPlural(plural);
+    if (!collection) throw new Error(`unknown collection "${plural}"`);
+    return of(collection);
   };
 }
 

@@ -5,7 +5,8 @@
  * that name no record yet are listed apart: the import keeps them as they are (collections
  * may come in any order), but whoever imports wants to know.
  */
-import { heldIds, type Reference } from '../../core/references.js';
+import type { Reference } from '../../core/collection.js';
+import { heldIds } from '../../core/references.js';
 import type { UniqueField } from '../../core/unique-field.js';
 import { type Condition, type JsonScalar, MAX_IN_VALUES, type Records } from '../../store/store.js';
 import type { Pending } from './record-line.js';
@@ -115,7 +116,7 @@ export class DryRun {
       if (found.has(id) || inFile.has(id)) continue;
       const problem = {
         line: pending.line,
-        message: `${pointer} names ${reference.target} ${id}, which does not exist`,
+        message: `${pointer} names ${reference.target.plural} ${id}, which does not exist`,
       };
       if (this.unresolved.length < MAX_REPORTED) this.unresolved.push(problem);
       else this.unreportedUnresolved++;

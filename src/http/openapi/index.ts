@@ -128,7 +128,7 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
       components: {
         schemas: Object.assign(
           { [PROBLEM_COMPONENT_ID]: ProblemComponent },
-          ...collections.map((c) => recordComponents(c, embedsOf(c, catalog))),
+          ...collections.map((c) => recordComponents(c, embedsOf(c))),
         ),
         // The override header's component, where a wire method may carry it (no operation names it else).
         parameters: options.methodOverride.size > 0 ? overrideParameters : {},
@@ -153,10 +153,10 @@ async function generateDocument(app: FastifyInstance, options: OpenApiOptions): 
 }
 
 /** The records `collection`'s references embed under `expand`: each reference's name, and its target's component. */
-function embedsOf(collection: Collection, catalog: Catalog) {
+function embedsOf(collection: Collection) {
   return collection.references.map((reference) => ({
     name: reference.name,
-    record: componentNames(catalog.get(reference.target)).record,
+    record: componentNames(reference.target).record,
     many: !isScalar(reference),
   }));
 }

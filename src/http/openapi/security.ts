@@ -139,12 +139,9 @@ function ruleOf(
   route: RouteOptions,
 ): { collection: Collection; operation: RuleOperation } | undefined {
   const method = [route.method].flat()[0];
-  for (const collection of catalog.collections) {
-    const { plural, singular } = collection;
-    const operation = operationAt(route.url, method, plural, singular);
-    if (operation) return { collection, operation };
-  }
-  return undefined;
+  const collection = catalog.byPath(route.url.split('/')[1] ?? '');
+  const operation = collection && operationAt(route.url, method, collection.plural, collection.singular);
+  return collection && operation ? { collection, operation } : undefined;
 }
 
 function operationAt(url: string, method: string | undefined, plural: string, singular: string) {

@@ -49,7 +49,7 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
         // What `expand=` takes, and whether each reference holds one id or an array of them.
         const own = r.references.map((reference) => ({
           name: reference.name,
-          collection: reference.target,
+          collection: reference.target.plural,
           many: !isScalar(reference),
         }));
         return [

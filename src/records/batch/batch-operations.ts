@@ -90,7 +90,7 @@ function operationOf(sent: unknown, index: number, catalog: Catalog): BatchOpera
   const path = typeof fields.path === 'string' ? fields.path : '';
   const match = PATH.exec(path);
   const name = match?.[1] ?? '';
-  const collection = catalog.collections.find((c) => c.plural === name || c.singular === name);
+  const collection = catalog.byPath(name);
   if (!match || !collection) {
     throw invalid(
       `${at}/path`,

@@ -3,19 +3,19 @@
  * collection's `view` rule. A record it may not view is embedded as null, as a missing
  * one is, so an expansion tells nothing a read by id would not.
  */
+import type { Collection } from '../../core/collection.js';
 import type { ExpandSource } from '../expand.js';
 import type { Caller, RecordAccess } from './record-access.js';
 
 export function viewableSource(
   source: ExpandSource,
   caller: Caller,
-  accessOf: (collection: string) => RecordAccess | undefined,
+  accessOf: (collection: Collection) => RecordAccess | undefined,
 ): ExpandSource {
   return {
-    references: source.references,
-    collection(name) {
-      const records = source.collection(name);
-      const access = accessOf(name);
+    collection(of) {
+      const records = source.collection(of);
+      const access = accessOf(of);
       if (!access?.ruled(caller)) return records;
       return {
         ...records,

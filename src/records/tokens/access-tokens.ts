@@ -55,8 +55,8 @@ export async function signAccessToken(
 }
 
 export interface OwnVerifyOptions {
-  /** The collections that hold accounts: a token naming another is refused. */
-  readonly accountCollections: ReadonlySet<string>;
+  /** Whether the collection named `plural` holds accounts: a token naming another is refused. */
+  readonly holdsAccounts: (plural: string) => boolean;
   readonly clockToleranceSeconds: number;
   /**
    * The longest life an own token can have: one claiming more (`exp` past `iat` plus it) was
@@ -96,7 +96,7 @@ export async function verifyOwnToken(
     });
     if ((payload.exp as number) - (payload.iat as number) > options.maxAgeSeconds) return undefined;
     const { sub, collection } = payload;
-    if (typeof collection !== 'string' || !options.accountCollections.has(collection)) return undefined;
+    if (typeof collection !== 'string' || !options.holdsAccounts(collection)) return undefined;
     if (typeof sub !== 'string' || !ACCOUNT_ID.test(sub)) return undefined;
     const id = Number(sub);
     if (!Number.isSafeInteger(id)) return undefined;

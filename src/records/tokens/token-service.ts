@@ -29,8 +29,8 @@ export const CLOCK_TOLERANCE_SECONDS = 5;
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
 export interface TokenOptions {
-  /** The collections that hold accounts (`x-auth`): tokens are issued and accepted for these only. */
-  readonly accountCollections: readonly string[];
+  /** Whether the collection named `plural` holds accounts (`x-auth`): tokens are issued and accepted for these only. */
+  readonly holdsAccounts: (plural: string) => boolean;
   readonly accessTokenSeconds?: number;
   readonly refreshTokenSeconds?: number;
   readonly clockToleranceSeconds?: number;
@@ -78,7 +78,7 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
   const accessSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
   const refreshMs = (options.refreshTokenSeconds ?? REFRESH_TOKEN_SECONDS) * 1000;
   const clockToleranceSeconds = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
-  const accountCollections = new Set(options.accountCollections);
+  const { holdsAccounts } = options;
   if (options.outside?.issuer === OWN_ISSUER) {
     throw new Error(`an outside provider's issuer cannot be "${OWN_ISSUER}", restock's own`);
   }
@@ -94,7 +94,7 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
   });
 
   const accessToken = async (account: Account) => {
-    if (!accountCollections.has(account.collection)) {
+    if (!holdsAccounts(account.collection)) {
       throw new Error(`"${account.collection}" is not a collection of accounts`);
     }
     return { token: await signAccessToken(keys, account, accessSeconds, now()), expiresIn: accessSeconds };
@@ -108,12 +108,12 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
       return { ...access, refreshToken };
     },
     async refresh(collection, refreshToken) {
-      if (!accountCollections.has(collection) || typeof refreshToken !== 'string') return undefined;
+      if (!holdsAccounts(collection) || typeof refreshToken !== 'string') return undefined;
       const at = now();
       return rotateRefreshToken(accounts, collection, refreshToken, at + refreshMs, at);
     },
     async signOut(collection, refreshToken) {
-      if (!accountCollections.has(collection) || typeof refreshToken !== 'string') return;
+      if (!holdsAccounts(collection) || typeof refreshToken !== 'string') return;
       await revokeRefreshFamily(accounts, collection, refreshToken);
     },
     async verify(token) {
@@ -126,7 +126,7 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
       }
       if (issuer === OWN_ISSUER) {
         return verifyOwnToken(keys, token, {
-          accountCollections,
+          holdsAccounts,
           clockToleranceSeconds,
           maxAgeSeconds: accessSeconds,
           now: now(),

@@ -10,7 +10,8 @@
  * statements per level: a chain of a thousand records held SQLite's only writer for 150 ms.)
  */
 import type { Catalog } from '../../core/catalog.js';
-import { type Reference, withNulled } from '../../core/references.js';
+import type { Reference } from '../../core/collection.js';
+import { withNulled } from '../../core/references.js';
 import { ReferencedRecordError, type Referrer, type StoredRecord } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import { type Program, statement } from './program.js';
@@ -100,7 +101,7 @@ function ruleSql(catalog: Catalog, rule: Reference['onDelete']): string | undefi
   const names = catalog.collections
     .flatMap((collection) => collection.references)
     .filter((reference) => reference.onDelete === rule)
-    .map((reference) => `'${`${reference.collection}/${reference.name}`.replaceAll("'", "''")}'`);
+    .map((reference) => `'${`${reference.collection.plural}/${reference.name}`.replaceAll("'", "''")}'`);
   return names.length === 0 ? undefined : `(r.owner || '/' || r.field) IN (${names.join(', ')})`;
 }
 
@@ -162,7 +163,7 @@ function* deleteAll(dialect: SqlDialect, collection: string, ids: readonly numbe
 }
 
 function* setNull(dialect: SqlDialect, reference: Reference, ownerId: number, id: number): Program<void> {
-  const owner = reference.collection;
+  const owner = reference.collection.plural;
   const p = dialect.placeholder;
   const current = (yield {
     text: `SELECT ${dialect.dataText} AS data FROM "${owner}" WHERE id = ${p(1)}${dialect.forUpdate}`,

@@ -9,7 +9,8 @@
  * running beside it either comes first (and the write finds the record gone) or waits,
  * and then sees the new reference.
  */
-import { heldIds, type Reference } from '../../core/references.js';
+import type { Collection, Reference } from '../../core/collection.js';
+import { heldIds } from '../../core/references.js';
 import { type FieldError, MissingReferenceError } from '../store.js';
 import type { SqlDialect } from './dialect.js';
 import { type Program, type Sql, sql, statement } from './program.js';
@@ -53,7 +54,7 @@ export function* holdTargets(
   references: readonly Reference[],
   records: readonly Referring[],
 ): Program<void> {
-  const wanted = new Map<string, Map<number, string[]>>();
+  const wanted = new Map<Collection, Map<number, string[]>>();
   for (const reference of references) {
     const ids = wanted.get(reference.target) ?? new Map<number, string[]>();
     wanted.set(reference.target, ids);
@@ -66,7 +67,7 @@ export function* holdTargets(
     }
   }
   const errors: FieldError[] = [];
-  for (const [target, ids] of wanted) {
+  for (const [{ plural: target }, ids] of wanted) {
     const candidates = [...ids.keys()].filter((id) => id > 0);
     const found = new Set<number>();
     for (let at = 0; at < candidates.length; at += LINKS_PER_INSERT) {
@@ -98,8 +99,8 @@ export function* link(
     for (const reference of references) {
       for (const { id } of heldIds(record.fields, reference)) {
         if (id > 0)
-          rows.set(`${reference.target}\n${id}\n${record.id}\n${reference.name}`, [
-            reference.target,
+          rows.set(`${reference.target.plural}\n${id}\n${record.id}\n${reference.name}`, [
+            reference.target.plural,
             id,
             owner,
             record.id,

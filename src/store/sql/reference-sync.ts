@@ -4,7 +4,7 @@
  * there, and one no longer declared is forgotten. Runs inside the table sync's transaction,
  * under the migration lock, so instances starting together fill each reference once.
  */
-import type { Reference } from '../../core/references.js';
+import type { Reference } from '../../core/collection.js';
 import type { SqlDialect } from './dialect.js';
 import { type Program, statement } from './program.js';
 import { link } from './reference-sql.js';
@@ -20,7 +20,7 @@ export function* syncReferences(dialect: SqlDialect, references: readonly Refere
     target: String(row.target),
   }));
   const key = (owner: string, field: string, target: string) => `${owner}\n${field}\n${target}`;
-  const wanted = new Set(references.map((r) => key(r.collection, r.name, r.target)));
+  const wanted = new Set(references.map((r) => key(r.collection.plural, r.name, r.target.plural)));
   for (const stale of declared.filter((d) => !wanted.has(key(d.owner, d.field, d.target)))) {
     yield {
       text: `DELETE FROM record_refs WHERE owner = ${p(1)} AND field = ${p(2)}`,
@@ -33,11 +33,11 @@ export function* syncReferences(dialect: SqlDialect, references: readonly Refere
   }
   const kept = new Set(declared.map((d) => key(d.owner, d.field, d.target)));
   for (const reference of references) {
-    if (kept.has(key(reference.collection, reference.name, reference.target))) continue;
+    if (kept.has(key(reference.collection.plural, reference.name, reference.target.plural))) continue;
     yield* fill(dialect, reference);
     yield {
       text: `INSERT INTO declared_refs (owner, field, target) VALUES (${p(1)}, ${p(2)}, ${p(3)})`,
-      values: [reference.collection, reference.name, reference.target],
+      values: [reference.collection.plural, reference.name, reference.target.plural],
     };
   }
 }
@@ -47,7 +47,7 @@ function* fill(dialect: SqlDialect, reference: Reference): Program<void> {
   const page = statement<'after' | 'limit'>(
     dialect.placeholder,
     (p) =>
-      `SELECT id, ${dialect.dataText} AS data FROM "${reference.collection}" WHERE id > ${p('after')} ` +
+      `SELECT id, ${dialect.dataText} AS data FROM "${reference.collection.plural}" WHERE id > ${p('after')} ` +
       `ORDER BY id LIMIT ${p('limit')}`,
   );
   let after = 0;
@@ -55,7 +55,7 @@ function* fill(dialect: SqlDialect, reference: Reference): Program<void> {
     const { rows } = yield page({ after, limit: RECORDS_PER_ROUND });
     if (rows.length === 0) return;
     const records = rows.map((row) => ({ id: Number(row.id), fields: JSON.parse(String(row.data)) as unknown }));
-    yield* link(dialect, reference.collection, [reference], records);
+    yield* link(dialect, reference.collection.plural, [reference], records);
     after = records.at(-1)?.id ?? after;
   }
 }

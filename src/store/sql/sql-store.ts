@@ -17,7 +17,7 @@ import { sqlAccountTables } from './account-sql.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SqlDriver } from './driver.js';
 import type { SqlEngine } from './engine.js';
-import { type RecordPrograms, recordPrograms } from './record-programs.js';
+import { recordPrograms } from './record-programs.js';
 import { sqlBatch } from './sql-batch.js';
 import { sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
@@ -51,23 +51,17 @@ export async function openSqlStore(
     dialect: driver.name,
     synced,
     gauges: driver.gauges,
-    collection: collectionLookup(catalog.names, (name) => sqlCollection(searching, guard, catalog.get(name), catalog)),
+    collection: collectionLookup(catalog, (collection) => sqlCollection(searching, guard, collection, catalog)),
     idempotency: sqlIdempotencyKeys(engine, guard),
     changes: sqlChangeLog(engine, guard),
     accounts: sqlAccountTables(engine, guard),
-    batch: sqlBatch(engine, guard, programsFor(searching, catalog)),
+    batch: sqlBatch(
+      engine,
+      guard,
+      collectionLookup(catalog, (collection) => recordPrograms(searching.dialect, collection, catalog)),
+    ),
     ping: () => guard(driver.ping()),
     close: () => driver.close(),
-  };
-}
-
-/** Each collection's programs, made once, by name; a name the store was not opened with is a mistake in the code. */
-function programsFor({ dialect }: Pick<SqlEngine, 'dialect'>, catalog: Catalog) {
-  const byName = new Map(catalog.collections.map((c) => [c.plural, recordPrograms(dialect, c, catalog)]));
-  return (name: string): RecordPrograms => {
-    const found = byName.get(name);
-    if (!found) throw new Error(`unknown collection "${name}"`);
-    return found;
   };
 }
 

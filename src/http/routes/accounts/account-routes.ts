@@ -65,7 +65,7 @@ function registerAccountRoutes(
   options: AccountRoutesOptions,
   failures: FailureCounts,
 ) {
-  const records: Records = options.store.collection(collection.plural);
+  const records: Records = options.store.collection(collection);
   const { tokens, hasher } = options;
   const account = (record: StoredRecord) => ({
     collection: collection.plural,

@@ -12,6 +12,7 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Collection } from '../../../core/collection.js';
 import { eventFor } from '../../../records/change-event.js';
 import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
@@ -35,7 +36,7 @@ const STREAM_HEADERS = {
 };
 
 export interface ChangeFeedOptions {
-  collection: string;
+  collection: Collection;
   log: ChangeLog;
   hubs: ChangeHubs;
   heartbeatMs: number;
@@ -84,7 +85,7 @@ export async function followChanges(
   const giveBack = options.gate.take(holderOf(request));
   let bounds: ChangeBounds;
   try {
-    bounds = await options.log.bounds(options.collection);
+    bounds = await options.log.bounds(options.collection.plural);
   } catch (error) {
     giveBack();
     throw error;
@@ -128,7 +129,7 @@ export async function followChanges(
     );
     if (cut === undefined) return void socket.end();
     socket.destroy();
-    if (cut !== 'gone') options.metrics.cut(options.collection, cut);
+    if (cut !== 'gone') options.metrics.cut(options.collection.plural, cut);
   };
   let sent = 0;
   // A client that leaves what it was sent unread for two heartbeats is cut off too, however
@@ -182,7 +183,7 @@ export async function followChanges(
       end('failure');
     },
   });
-  options.open.set(end, options.collection);
+  options.open.set(end, options.collection.plural);
   socket.on('close', () => end());
   // A client that goes away may only half-close its side: the feed ends then too.
   request.raw.socket.once('end', () => end('gone'));

@@ -72,7 +72,7 @@ function operations(context: OperationContext) {
         reply,
         {
           ...options.feeds,
-          collection: collection.plural,
+          collection,
           maxFieldNameLength: options.maxFieldNameLength,
           fields: context.queryFields,
         },

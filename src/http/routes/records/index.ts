@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
+import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
@@ -17,7 +18,6 @@ import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
 import { registerCollectionRoutes } from './collection-routes.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, registerIdempotencySweep } from './idempotency.js';
-import type { OperationContext } from './operations/context.js';
 
 export interface RecordRoutesOptions {
   store: Store;
@@ -72,16 +72,13 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     { total: config.maxCostlyQueries, perClient: config.maxCostlyQueriesPerClient },
     { kind: 'too-many-costly-queries', noun: 'costly queries running', retry: 'once one has finished' },
   );
-  const expandSource = {
-    references: (name: string) => catalog.get(name).references,
-    collection: (name: string) => store.collection(name),
-  };
-  const accessOf = new Map(catalog.collections.map((c) => [c.plural, new RecordAccess(c)]));
-  const viewable = (caller: Caller) => viewableSource(expandSource, caller, (name) => accessOf.get(name));
+  const expandSource = { collection: (of: Collection) => store.collection(of) };
+  const accessOf = catalog.perCollection((collection) => new RecordAccess(collection));
+  const viewable = (caller: Caller) => viewableSource(expandSource, caller, accessOf);
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
-    hubs: new ChangeHubs(store.changes),
+    hubs: new ChangeHubs(store.changes, catalog),
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     open,
     gate: new InFlightGate(
@@ -96,10 +93,9 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     for (const end of [...open.keys()]) end();
     await feeds.hubs.close();
   });
-  const contexts = new Map<string, OperationContext>();
-  for (const collection of catalog.collections) {
-    const context = registerCollectionRoutes(app, collection, {
-      records: store.collection(collection.plural),
+  const contextOf = catalog.perCollection((collection) =>
+    registerCollectionRoutes(app, collection, {
+      records: store.collection(collection),
       idempotencyKeys: store.idempotency,
       idempotency,
       costlyQueries,
@@ -108,17 +104,15 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       maxPageBytes: config.maxPageBytes,
       maxBulkRecords: config.maxBulkRecords,
       maxIndexedValueBytes: config.maxIndexedValueBytes,
-      expandSource,
       viewable,
       ...(options.hasher && { hasher: options.hasher }),
       feeds,
-    });
-    contexts.set(collection.plural, context);
-  }
+    }),
+  );
   registerBatchRoute(app, {
     store,
     catalog,
-    contexts,
+    contextOf,
     idempotency,
     maxOperations: config.maxBatchOperations,
     budgetMs: config.databaseStatementTimeout,

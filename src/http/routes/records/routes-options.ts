@@ -25,9 +25,7 @@ export interface CollectionRoutesOptions {
   maxBulkRecords: number;
   /** The most bytes a value of an indexed or unique field may hold (MAX_INDEXED_VALUE_BYTES). */
   maxIndexedValueBytes: number;
-  /** Where `expand=` finds references and the records they name. */
-  expandSource: ExpandSource;
-  /** The same, but embedding only records `caller` may view. */
+  /** Where `expand=` finds the records references name, embedding only those `caller` may view. */
   viewable(caller: Caller): ExpandSource;
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;

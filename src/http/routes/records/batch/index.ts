@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../../../../core/catalog.js';
-import { collectionPaths } from '../../../../core/collection.js';
+import { type Collection, collectionPaths } from '../../../../core/collection.js';
 import type { RuleOperation } from '../../../../core/rules/rule-tree.js';
 import {
   type BatchAction,
@@ -38,8 +38,8 @@ import { type ReadiedOperation, readiedAll } from './readied-operations.js';
 export interface BatchRouteOptions {
   store: Store;
   catalog: Catalog;
-  /** Each collection's operation context, by its name. */
-  contexts: ReadonlyMap<string, OperationContext>;
+  /** Each collection's operation context. */
+  contextOf(collection: Collection): OperationContext;
   idempotency: CollectionRoutesOptions['idempotency'];
   maxOperations: number;
   /** How long a batch may run in all (the statement budget). */
@@ -58,8 +58,8 @@ const RULE_OF: Record<BatchAction, RuleOperation> = {
 };
 
 export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOptions): void {
-  const { store, catalog, contexts, idempotency } = options;
-  const contextOf = (operation: BatchOperation) => contexts.get(operation.collection.plural) as OperationContext;
+  const { store, catalog, idempotency } = options;
+  const contextOf = (operation: BatchOperation) => options.contextOf(operation.collection);
 
   /** What the same request alone would need of the caller: its method's scope, and its collection's rules or a key. */
   const authorize = (request: FastifyRequest, operation: BatchOperation) => {

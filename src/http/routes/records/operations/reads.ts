@@ -22,7 +22,7 @@ export function listOperation(context: OperationContext): Operation {
       const raw = request.query as RawListQuery;
       const { query: asked, sortKey, fields } = parseListQuery(raw, options.maxFieldNameLength, queryFields);
       const caller = callerOf(request);
-      const expansions = parseExpand(raw.expand, collection.plural, options.expandSource);
+      const expansions = parseExpand(raw.expand, collection);
       const counted = prefers(request, 'count', 'exact');
       // The rule is a condition of the query itself: a caller who may list nothing reads nothing.
       const query = access.narrow(caller, asked);
@@ -58,7 +58,7 @@ export function readOperation({ collection, options, referenceNames, access, idO
     schema: { params: IdParamsShape, querystring: readQueryShape(referenceNames) },
     async handler(request, reply) {
       const id = idOf(request);
-      const expansions = parseExpand((request.query as ReadQuery).expand, collection.plural, options.expandSource);
+      const expansions = parseExpand((request.query as ReadQuery).expand, collection);
       const caller = callerOf(request);
       const record = await records.get(id);
       if (!record || !access.canView(caller, record)) throw notFound(id);
