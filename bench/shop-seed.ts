@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
-import { hashPassword } from '../src/records/accounts/password-hash.js';
+import { hashPassword } from '../src/records/accounts/index.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import { analyzePostgres } from './seeded-postgres.js';
 import { type BenchServer, cpuSecondsOf, waitUntilIdle } from './servers.js';

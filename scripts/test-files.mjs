@@ -62,6 +62,7 @@ const SHARDS = [
     'deep-cascades',
     'env-file',
     'floors',
+    'account-home',
     'catalog-lookups',
     'limits',
     'openapi',

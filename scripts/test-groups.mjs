@@ -84,7 +84,7 @@ export const TEST_GROUPS = {
     'client.browser',
     'client-package',
   ],
-  structure: ['floors', 'catalog-lookups', 'plugins', 'openapi-lint', 'test-files'],
+  structure: ['floors', 'account-home', 'catalog-lookups', 'plugins', 'openapi-lint', 'test-files'],
   rules: [
     'accounts',
     'account-tokens',

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, type JWTPayload } from 'jose';
-import type { TokenOptions, TokenService } from '../src/records/tokens/token-service.js';
-import { openTokenService, rotateSigningKeys } from '../src/records/tokens/token-service.js';
+import type { TokenOptions, TokenService } from '../src/records/accounts/index.js';
+import { openTokenService, rotateSigningKeys } from '../src/records/accounts/index.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';

@@ -14,6 +14,7 @@ import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { importedPath, importsOf, sources } from './helpers/src-imports.js';
 
 /** Each floor's height: a floor imports only lower ones and its own; two of one height never meet. */
 const HEIGHTS = { core: 0, config: 1, store: 2, records: 3, http: 4, commands: 4, server: 5 } as const;
@@ -42,14 +43,6 @@ function mayImport(from: Floor, to: Floor): boolean {
   return from === to || HEIGHTS[to] < HEIGHTS[from];
 }
 
-/** Every relative module a source imports (`import`, `export … from`, `import()`), as written. */
-export function importsOf(source: string): string[] {
-  return ts
-    .preProcessFile(source, true, true)
-    .importedFiles.map((file) => file.fileName)
-    .filter((name) => name.startsWith('.'));
-}
-
 /** Every arrow up a floor or across to one beside among `files` (path → source), as "file → import (floor → floor)". */
 export function arrowsUp(files: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
@@ -57,8 +50,7 @@ export function arrowsUp(files: ReadonlyMap<string, string>): string[] {
     const from = floorOf(path);
     if (from === undefined) continue;
     for (const specifier of importsOf(source)) {
-      const target = posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts');
-      const to = floorOf(target);
+      const to = floorOf(importedPath(path, specifier));
       if (to !== undefined && !mayImport(from, to)) {
         found.push(`src/${path} imports ${specifier} (${from} → ${to})`);
       }
@@ -86,9 +78,7 @@ export function webImportsInRecords(files: ReadonlyMap<string, string>): string[
 export function circlesOf(files: ReadonlyMap<string, string>): string[][] {
   const edges = new Map<string, string[]>();
   for (const [path, source] of files) {
-    const targets = importsOf(source).map((specifier) =>
-      posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts'),
-    );
+    const targets = importsOf(source).map((specifier) => importedPath(path, specifier));
     edges.set(
       path,
       targets.filter((target) => files.has(target)),
@@ -113,14 +103,6 @@ export function circlesOf(files: ReadonlyMap<string, string>): string[][] {
   };
   for (const path of [...files.keys()].sort()) if (!index.has(path)) visit(path);
   return circles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
-}
-
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-
-/** Every source file under src/, by its path there (with `/` on every system). */
-function sources(): Map<string, string> {
-  const names = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'));
-  return new Map(names.map((name) => [name.split('\\').join('/'), readFileSync(join(SRC, name), 'utf8')]));
 }
 
 describe('the floors of src/', () => {

@@ -5,7 +5,7 @@
  * live are removed.
  */
 import { loadCatalog } from '../core/load-catalog.js';
-import { CLOCK_TOLERANCE_SECONDS, rotateSigningKeys } from '../records/tokens/token-service.js';
+import { CLOCK_TOLERANCE_SECONDS, rotateSigningKeys } from '../records/accounts/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { CommandContext } from './command.js';
 

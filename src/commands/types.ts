@@ -7,9 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { PASSWORD_FIELD } from '../core/accounts.js';
 import type { Collection } from '../core/collection.js';
 import { loadCatalog } from '../core/load-catalog.js';
+import { PASSWORD_FIELD } from '../records/accounts/index.js';
 import type { CommandContext } from './command.js';
 
 export const typesOptions = {

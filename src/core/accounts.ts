@@ -2,7 +2,7 @@
  * Account collections: a schema that says `"x-auth": { "claims": ["role"] }` holds accounts,
  * which sign in with one of their unique fields and a password. The password is not one of
  * the record's fields: it is taken from a create or change, checked on its own, kept only
- * as a slow hash beside the record (src/store/sql/account-tables.ts), and never returned.
+ * as a slow hash beside the record (src/store/sql/accounts/account-tables.ts), and never returned.
  */
 
 /** What makes a collection hold accounts. */

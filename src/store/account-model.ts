@@ -1,5 +1,5 @@
 /**
- * What the store keeps for accounts' tokens (src/records/tokens/ reads and writes it): the
+ * What the store keeps for accounts' tokens (src/records/accounts/ reads and writes it): the
  * keys that sign access tokens, and refresh tokens by their hash. Times are milliseconds
  * since the epoch on the token service's clock, passed in, never the database's: one clock
  * decides what has expired, and the tests can move it.

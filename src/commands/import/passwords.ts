@@ -6,8 +6,8 @@
  * and 128·N·r bytes (32 MiB at the default cost) while it runs.
  */
 import { availableParallelism } from 'node:os';
-import type { HashCost } from '../../records/accounts/password-hash.js';
-import { hashPassword } from '../../records/accounts/password-hash.js';
+import type { HashCost } from '../../records/accounts/index.js';
+import { hashPassword } from '../../records/accounts/index.js';
 import type { Pending } from './record-line.js';
 
 /** Hashes at once: one per core, up to the four threads of libuv's pool, which runs them. */

@@ -4,13 +4,11 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Config } from '../../config/index.js';
-import { PASSWORD_FIELD } from '../../core/accounts.js';
 import type { Collection } from '../../core/collection.js';
 import { oversizedIndexedValue } from '../../core/indexed-values.js';
 import { checkLimits } from '../../core/record-limits.js';
 import { withoutSystemFields } from '../../core/system-fields.js';
-import { takePassword } from '../../records/accounts/password-field.js';
-import { isPasswordHash } from '../../records/accounts/password-hash.js';
+import { isPasswordHash, PASSWORD_FIELD, takePassword } from '../../records/accounts/index.js';
 import { Refusal } from '../../records/refusal.js';
 import { MAX_ID, type StoredRecord } from '../../store/store.js';
 import type { RecordText } from '../record-reader.js';

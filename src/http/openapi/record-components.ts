@@ -3,8 +3,8 @@
  * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
 import { Type } from 'typebox';
-import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../core/accounts.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
+import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });

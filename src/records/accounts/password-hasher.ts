@@ -7,11 +7,12 @@
  * spends a budget per address and per account over a quarter of an hour, so that a client
  * signing in to its own account or changing its own password in a loop is soon refused.
  */
-import { FairQueue } from '../fair-queue.js';
+
 import type { Holder } from '../in-flight-gate.js';
 import { Refusal } from '../refusal.js';
-import { memoryCounts, type WindowCounts } from '../window-counts.js';
+import { FairQueue } from './fair-queue.js';
 import { DEFAULT_HASH_COST, decoyHash, type HashCost, hashPassword, passwordMatches } from './password-hash.js';
+import { memoryCounts, type WindowCounts } from './window-counts.js';
 
 /**
  * Hashes at once, below libuv's default pool of four threads; two per client and address,

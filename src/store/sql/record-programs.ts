@@ -16,13 +16,13 @@ import {
   type StoredRecord,
   type WriteConditions,
 } from '../store.js';
+import { secretSql } from './accounts/index.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
 import { chunked, insertRows } from './insert-rows.js';
 import { first, type Program, type Result } from './program.js';
 import { collectionSql, recordColumns } from './record-sql.js';
 import { holdTargets, link, unlink } from './reference-sql.js';
-import { secretSql } from './secret-sql.js';
 import { completeClaim } from './sql-idempotency.js';
 
 export const records = (result: Result) => result.rows as unknown as StoredRecord[];

@@ -4,7 +4,7 @@
  * numbers its databases in the field already record, which differ because each engine had
  * migrations of its own before them.
  */
-import { createAccountTables } from './account-tables.js';
+import { createAccountTables } from './accounts/index.js';
 import { createChangeTables } from './change-log-sql.js';
 import type { Migration } from './driver.js';
 import { createReferenceTables } from './reference-sql.js';

@@ -6,6 +6,7 @@
 import type { Catalog } from '../../core/catalog.js';
 import type { Collection } from '../../core/collection.js';
 import { MAX_MANY, PreconditionFailedError, type Records, type StoredRecord } from '../store.js';
+import { secretSql } from './accounts/index.js';
 import type { Guard } from './driver.js';
 import type { SqlEngine } from './engine.js';
 import { indexedIn } from './index-sql.js';
@@ -16,7 +17,6 @@ import { planVerdicts } from './query-plan.js';
 import { isoNow, recordPrograms, records } from './record-programs.js';
 import { collectionSql, recordColumns } from './record-sql.js';
 import { unlink } from './reference-sql.js';
-import { secretSql } from './secret-sql.js';
 import { selectByUniqueSql, selectDuplicatesSql, toDuplicate } from './unique-sql.js';
 
 export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Collection, catalog: Catalog): Records {

@@ -13,7 +13,7 @@ import {
   StoreUnavailableError,
   type TableSync,
 } from '../store.js';
-import { sqlAccountTables } from './account-sql.js';
+import { sqlAccountTables } from './accounts/index.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SqlDriver } from './driver.js';
 import type { SqlEngine } from './engine.js';

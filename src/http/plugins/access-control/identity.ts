@@ -3,14 +3,14 @@
  * `?access_token=`): one of the configured API keys, an account's access token (restock's
  * own or an outside provider's), or no one. Keys are kept as SHA-256 hashes only
  * (src/config/api-keys.ts) and compared with `timingSafeEqual`; tokens are verified by
- * src/records/tokens/.
+ * src/records/accounts/.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { type ApiKey, hashKey, KEY_TEXT } from '../../../config/index.js';
 import type { RuleAuth } from '../../../core/rules/rule-tree.js';
+import type { VerifiedToken, VerifiedTokens } from '../../../records/accounts/index.js';
 import type { Caller } from '../../../records/rules/record-access.js';
-import type { VerifiedToken, VerifiedTokens } from '../../verified-tokens.js';
 
 /** A signed-in account, as its token says, and when the token expires (milliseconds since the epoch). */
 export type Account = VerifiedToken;

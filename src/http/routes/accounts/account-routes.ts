@@ -7,10 +7,19 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import type { IssuedTokens, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
+import {
+  claimsOf,
+  type FailureCounts,
+  invalidCredentials,
+  limitFailures,
+  memoryFailures,
+  redisCounts,
+  signIn,
+  signInName,
+} from '../../../records/accounts/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
-import type { IssuedTokens, TokenService } from '../../../records/tokens/token-service.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { accountDocs } from '../../openapi/account-operations.js';
 import { registerPaths } from '../../paths.js';
@@ -18,8 +27,6 @@ import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
-import { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
-import { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 
 export interface AccountRoutesOptions {
   store: Store;

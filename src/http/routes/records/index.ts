@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type Caller, RecordAccess } from '../../../records/rules/record-access.js';

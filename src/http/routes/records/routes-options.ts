@@ -1,5 +1,5 @@
 /** What the routes of one collection are served from: its records, and what all collections share. */
-import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
+import type { PasswordHasher } from '../../../records/accounts/index.js';
 import type { ExpandSource } from '../../../records/expand.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
 import type { Caller } from '../../../records/rules/record-access.js';

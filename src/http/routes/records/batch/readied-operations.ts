@@ -3,8 +3,8 @@
  * body and hashed (the store runs its steps without waiting, so a hash cannot wait for them).
  */
 import type { FastifyRequest } from 'fastify';
-import { PASSWORD_FIELD } from '../../../../core/accounts.js';
 import { withoutSystemFields } from '../../../../core/system-fields.js';
+import { PASSWORD_FIELD } from '../../../../records/accounts/index.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import { filledIn, mentionsResults, referenceIn } from '../../../../records/batch/batch-references.js';
 import { Refusal } from '../../../../records/refusal.js';

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { type Collection, collectionPaths } from '../../../../core/collection.js';
-import { refusePasswordInBulk, takePassword } from '../../../../records/accounts/password-field.js';
+import { refusePasswordInBulk, takePassword } from '../../../../records/accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../../../../records/bulk-create.js';
 import { type QueryFields, queryFieldsOf } from '../../../../records/query-fields.js';
 import { type RecordChecks, recordChecks } from '../../../../records/record-checks.js';

@@ -4,11 +4,11 @@
  * account with no password), in the same time either way (a decoy hash is checked when
  * there is no account).
  */
-import type { Collection } from '../../../core/collection.js';
-import type { PasswordHasher } from '../../../records/accounts/password-hasher.js';
-import type { Holder } from '../../../records/in-flight-gate.js';
-import { Refusal } from '../../../records/refusal.js';
-import type { Records, StoredRecord } from '../../../store/store.js';
+import type { Collection } from '../../core/collection.js';
+import type { Records, StoredRecord } from '../../store/store.js';
+import type { Holder } from '../in-flight-gate.js';
+import { Refusal } from '../refusal.js';
+import type { PasswordHasher } from './password-hasher.js';
 
 /** The one refusal of a failed sign-in or refresh: it never says which part was wrong. */
 export function invalidCredentials(): Refusal {

@@ -5,12 +5,12 @@
  * signed-in client's requests cost a lookup, not a signature check each.
  */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config/index.js';
-import type { Catalog } from '../core/catalog.js';
-import { ConfigError } from '../core/config-error.js';
-import { PasswordHasher } from '../records/accounts/password-hasher.js';
-import { type OutsideProvider, openTokenService, type TokenService } from '../records/tokens/token-service.js';
-import type { Store } from '../store/store.js';
+import type { Config } from '../../config/index.js';
+import type { Catalog } from '../../core/catalog.js';
+import { ConfigError } from '../../core/config-error.js';
+import type { Store } from '../../store/store.js';
+import { PasswordHasher } from './password-hasher.js';
+import { type OutsideProvider, openTokenService, type TokenService } from './token-service.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
 export interface Accounts {

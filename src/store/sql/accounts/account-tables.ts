@@ -1,12 +1,12 @@
 /**
  * The tables of accounts, in a database's id type: their password hashes, the keys that
  * sign access tokens, and refresh tokens. Every time is milliseconds since the epoch on the
- * token service's clock (src/records/tokens/), in the id type, 64 bits on every engine: one
+ * token service's clock (src/records/accounts/), in the id type, 64 bits on every engine: one
  * clock, the one the tests can move, decides what has expired.
  */
-import { type Program, sql } from './program.js';
+import { type Program, sql } from '../program.js';
 
-/** The DDL of the "accounts" shared migration (./shared-migrations.ts). */
+/** The DDL of the "accounts" shared migration (../shared-migrations.ts). */
 export function* createAccountTables(idType: string): Program<void> {
   yield sql(`CREATE TABLE account_secrets (
     collection TEXT NOT NULL,

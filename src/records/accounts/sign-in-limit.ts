@@ -6,8 +6,8 @@
  * hand: @fastify/rate-limit counts every request, not only the failed ones.
  */
 import type { Redis } from 'ioredis';
-import { Refusal } from '../../../records/refusal.js';
-import { memoryCounts, type WindowCounts } from '../../../records/window-counts.js';
+import { Refusal } from '../refusal.js';
+import { memoryCounts, type WindowCounts } from './window-counts.js';
 
 /** The window failures are counted in. */
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;

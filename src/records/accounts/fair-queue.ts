@@ -10,8 +10,8 @@
  * Written by hand: the queues on npm (p-queue, semaphores) serve first come first served,
  * or round-robin by one key, not within caps on two keys at once.
  */
-import { HeldCounts, type HeldThing, type Holder } from './in-flight-gate.js';
-import { Refusal } from './refusal.js';
+import { HeldCounts, type HeldThing, type Holder } from '../in-flight-gate.js';
+import { Refusal } from '../refusal.js';
 
 export interface FairQueueLimits {
   /** Works running at once, in all. */

@@ -4,9 +4,9 @@
  * asked: `restock export --password-hashes`). They are written in the record's own
  * transaction: an account and its password exist together or not at all.
  */
-import type { SqlDialect } from './dialect.js';
-import { chunked, insertRows } from './insert-rows.js';
-import { type Program, statement } from './program.js';
+import type { SqlDialect } from '../dialect.js';
+import { chunked, insertRows } from '../insert-rows.js';
+import { type Program, statement } from '../program.js';
 
 export function secretSql(dialect: SqlDialect, collection: string) {
   const named = <K extends string>(role: string, build: (param: (name: K) => string) => string) =>

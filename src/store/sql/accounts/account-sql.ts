@@ -7,10 +7,10 @@
  * written, never its tokens' rows, which a sweep deleting them in another order could
  * deadlock with.
  */
-import type { AccountTables, RefreshOutcome, SigningKeyRow } from '../account-model.js';
-import type { Guard } from './driver.js';
-import type { SqlEngine } from './engine.js';
-import { first, type Program, sql, statement } from './program.js';
+import type { AccountTables, RefreshOutcome, SigningKeyRow } from '../../account-model.js';
+import type { Guard } from '../driver.js';
+import type { SqlEngine } from '../engine.js';
+import { first, type Program, sql, statement } from '../program.js';
 
 interface TokenRow {
   family: string;

@@ -1,7 +1,7 @@
 /**
  * Counts per name over a fixed window (failed sign-ins, password hashes): how many in the
- * current window and how long it has left. Kept in this process here; the HTTP layer keeps
- * the failed sign-ins in Redis as well, through the same interface.
+ * current window and how long it has left. Kept in this process here; the failed sign-ins
+ * can be kept in Redis as well, through the same interface (./sign-in-limit.ts).
  */
 
 /** Names kept in this process at most; past it the oldest window is forgotten. */

@@ -5,7 +5,7 @@
  * in full. Written by hand: a map in insertion order is the whole of the cache.
  */
 import { decodeJwt } from 'jose';
-import type { RuleAuth } from '../core/rules/rule-tree.js';
+import type { RuleAuth } from '../../core/rules/rule-tree.js';
 
 /** Tokens remembered at most; past it the oldest is forgotten (and checked again if it comes back). */
 const MAX_TOKENS = 10_000;

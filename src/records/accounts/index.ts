@@ -1,0 +1,25 @@
+/**
+ * Accounts, without HTTP or SQL: the one entry every other folder imports them through.
+ * Passwords (taken out of records, hashed with scrypt in a fair share and a budget per
+ * address and account), sign-in (one answer for every failure, failed sign-ins counted per
+ * name and address), tokens (access tokens, refresh tokens, signing keys, an outside
+ * provider's tokens) and the check of a bearer token that remembers tokens until they expire;
+ * `openAccounts` makes them once from the settings. What a schema's `x-auth` declares is read
+ * with the catalog, in src/core/accounts.ts; the tables are the store's (src/store/sql/accounts/).
+ */
+export { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../core/accounts.js';
+export { type Accounts, openAccounts } from './open-accounts.js';
+export { refusePasswordInBulk, takePassword } from './password-field.js';
+export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';
+export type { PasswordHasher } from './password-hasher.js';
+export { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
+export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
+export {
+  CLOCK_TOLERANCE_SECONDS,
+  type IssuedTokens,
+  openTokenService,
+  rotateSigningKeys,
+  type TokenOptions,
+  type TokenService,
+} from './token-service.js';
+export type { VerifiedToken, VerifiedTokens } from './verified-tokens.js';
