@@ -5,54 +5,16 @@
  * it expires, sign-out revoking the session, all of it from the keyboard as well.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './helpers/browser.js';
-import { API_KEYS, WRITE_KEY } from './helpers/keys.js';
-import { type RunningServer, startServer } from './helpers/server.js';
+import { beforeEach, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { WRITE_KEY } from './helpers/keys.js';
+import type { RunningServer } from './helpers/server.js';
 import { PASSWORDS } from './helpers/shop-accounts.js';
-import { sqliteKind, type TestDatabase } from './helpers/stores.js';
-
-const SHOTS = 'test-artifacts/console';
+import { SHOTS, shopConsole } from './helpers/shop-console.js';
 
 describe('the console signed in to the shop, in Chromium', () => {
-  let db: TestDatabase;
-  let server: RunningServer;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  const pageErrors: string[] = [];
   const ids = { ada: 0, bob: 0, adasOrder: 0, bobsOrder: 0, product: 0 };
-
-  /** A request to the API itself, with a key or a token, answering the status and body. */
-  const api = async (method: string, path: string, payload?: unknown, bearer?: string) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const tokenOf = async (who: 'ada' | 'bob') =>
-    (await api('POST', '/users/auth/', { email: `${who}@example.com`, password: PASSWORDS[who] })).body.token as string;
-  const placeOrder = async (token: string) =>
-    (await api('POST', '/order/', { items: [{ productId: ids.product, quantity: 1 }], status: 'placed' }, token)).body
-      .id as number;
-
-  before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await sqliteKind.create();
-    server = await startServer({
-      DATABASE_URL: db.url,
-      SCHEMAS: 'schemas/shop',
-      API_KEYS,
-      PASSWORD_HASH_COST: '10,8,1',
-    });
+  const shop = shopConsole(async () => {
     ids.product = (await api('POST', '/product/', { name: 'Teapot', price: 19.5 }, WRITE_KEY)).body.id;
     const sam = { name: 'Sam', email: 'sam@example.com', password: PASSWORDS.sam, role: 'staff' };
     assert.equal((await api('POST', '/user/', sam, WRITE_KEY)).status, 201);
@@ -63,21 +25,17 @@ describe('the console signed in to the shop, in Chromium', () => {
     }
     ids.adasOrder = await placeOrder(await tokenOf('ada'));
     ids.bobsOrder = await placeOrder(await tokenOf('bob'));
-    browser = await launchChromium();
   });
-
-  after(async () => {
-    await browser?.close();
-    assert.equal(await server?.stop(), 0);
-    await db?.drop();
-  });
-
-  beforeEach(async () => {
-    // A context of its own per test: the session kept for the tab starts empty.
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+  const { api, pageErrors } = shop;
+  const tokenOf = async (who: 'ada' | 'bob') =>
+    (await api('POST', '/users/auth/', { email: `${who}@example.com`, password: PASSWORDS[who] })).body.token as string;
+  const placeOrder = async (token: string) =>
+    (await api('POST', '/order/', { items: [{ productId: ids.product, quantity: 1 }], status: 'placed' }, token)).body
+      .id as number;
+  let server: RunningServer;
+  let page: Page;
+  beforeEach(() => {
+    ({ server, page } = shop);
   });
 
   const openOrders = async () => {

@@ -6,67 +6,29 @@
  * status line in place of the success before it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { beforeEach, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './helpers/browser.js';
-import { API_KEYS, WRITE_KEY } from './helpers/keys.js';
-import { type RunningServer, startServer } from './helpers/server.js';
+import type { Page } from 'playwright-core';
+import { WRITE_KEY } from './helpers/keys.js';
+import type { RunningServer } from './helpers/server.js';
 import { PASSWORDS } from './helpers/shop-accounts.js';
-import { sqliteKind, type TestDatabase } from './helpers/stores.js';
+import { SHOTS, shopConsole } from './helpers/shop-console.js';
 
-const SHOTS = 'test-artifacts/console';
 const ORDER_SCHEMA = JSON.parse(readFileSync(new URL('../schemas/shop/orders.schema.json', import.meta.url), 'utf8'));
 
 describe('the console on the example shop, as a newcomer meets it, in Chromium', () => {
-  let db: TestDatabase;
-  let server: RunningServer;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  const pageErrors: string[] = [];
   let product = 0;
-
-  const api = async (method: string, path: string, payload?: unknown, bearer?: string) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-
-  before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await sqliteKind.create();
-    server = await startServer({
-      DATABASE_URL: db.url,
-      SCHEMAS: 'schemas/shop',
-      API_KEYS,
-      PASSWORD_HASH_COST: '10,8,1',
-    });
+  const shop = shopConsole(async (api) => {
     product = (await api('POST', '/product/', { name: 'Teapot', price: 19.5 }, WRITE_KEY)).body.id;
     const ada = { name: 'Ada', email: 'ada@example.com', password: PASSWORDS.ada };
     assert.equal((await api('POST', '/user/', ada)).status, 201);
-    browser = await launchChromium();
   });
-
-  after(async () => {
-    await browser?.close();
-    assert.equal(await server?.stop(), 0);
-    await db?.drop();
-  });
-
-  beforeEach(async () => {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+  const { api, pageErrors } = shop;
+  let server: RunningServer;
+  let page: Page;
+  beforeEach(() => {
+    ({ server, page } = shop);
   });
 
   const listSays = (text: RegExp | string) => page.locator('#list-status').filter({ hasText: text }).waitFor();

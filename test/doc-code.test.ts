@@ -15,6 +15,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { recordTypes } from '../src/commands/types.js';
+import { strictProgram } from './helpers/strict-program.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLIENT = join(ROOT, 'packages/client/src/index.js');
@@ -95,17 +96,11 @@ async function typeCheck(blocks: readonly Block[]): Promise<string[]> {
       writeFileSync(file, `${prelude}${block.code}\nexport {};\n`);
       return { file, block, offset: prelude === '' ? 0 : prelude.split('\n').length - 1 };
     });
-    const program = ts.createProgram(
+    const program = strictProgram(
       files.map((f) => f.file),
       {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
         lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
         types: ['node'],
-        skipLibCheck: true,
         paths: { [CLIENT_NAME]: [CLIENT] },
       },
     );

@@ -17,6 +17,7 @@ import ts from 'typescript';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { strictProgram } from './helpers/strict-program.js';
 
 const NODE_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
 
@@ -71,16 +72,10 @@ export async function run(baseUrl: string) {
 
 /** What the TypeScript compiler says of the program beside the generated types in `dir`. */
 function diagnostics(dir: string): string[] {
-  const program = ts.createProgram([join(dir, 'program.ts')], {
-    strict: true,
-    noEmit: true,
+  const program = strictProgram([join(dir, 'program.ts')], {
     noUncheckedIndexedAccess: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
     lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
     types: [],
-    skipLibCheck: true,
   });
   return ts
     .getPreEmitDiagnostics(program)

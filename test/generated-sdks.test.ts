@@ -21,6 +21,7 @@ import ts from 'typescript';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { strictProgram } from './helpers/strict-program.js';
 
 const NODE_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
 const ON_NODE_24 = process.versions.node.split('.')[0] === '24';
@@ -96,15 +97,9 @@ export async function run() {
 
 /** What the TypeScript compiler says of the program `file` beside the generated code. */
 function diagnostics(file: string): string[] {
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  const program = strictProgram([file], {
     lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
     types: [],
-    skipLibCheck: true,
   });
   return ts
     .getPreEmitDiagnostics(program)

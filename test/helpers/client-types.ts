@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { recordTypes } from '../../src/commands/types.js';
+import { strictProgram } from './strict-program.js';
 
 const CLIENT = fileURLToPath(new URL('../../packages/client/src/index.js', import.meta.url));
 
@@ -16,15 +17,7 @@ export async function diagnostics(usage: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'restock-client-types-'));
   writeFileSync(join(dir, 'store.ts'), await recordTypes('schemas/shop'));
   writeFileSync(join(dir, 'usage.ts'), `import { createClient } from '${CLIENT}';\n${usage}`);
-  const program = ts.createProgram([join(dir, 'usage.ts')], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: ['node'],
-    skipLibCheck: true,
-  });
+  const program = strictProgram([join(dir, 'usage.ts')], { types: ['node'] });
   const found = ts
     .getPreEmitDiagnostics(program)
     .map((d) => `${d.file ? d.file.getLineAndCharacterOfPosition(d.start ?? 0).line : '-'}: ${message(d)}`)
