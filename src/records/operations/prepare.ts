@@ -4,8 +4,10 @@
  * values, size), a change's and a delete's conditions (`If-Match`, rules on the record as it
  * is, schema and size as the change leaves it). A new check on a write goes here, once.
  */
+import { isObject } from '../../core/is-object.js';
 import { withoutSystemFields } from '../../core/system-fields.js';
 import { RecordTooLargeError, type RemoveConditions, type WriteConditions } from '../../store/store.js';
+import { type BulkCreateOptions, bulkRecords } from '../bulk-create.js';
 import { ifMatchVersions } from '../conditional.js';
 import type { Caller } from '../rules/record-access.js';
 import type { WriteKit } from './write-kit.js';
@@ -30,6 +32,19 @@ export function readyCreate(kit: WriteKit, caller: Caller, fields: Fields, sized
   sized?.(bytes);
   if (bytes > kit.maxRecordBytes) throw new RecordTooLargeError(bytes, kit.maxRecordBytes);
   return data;
+}
+
+/**
+ * A bulk create's records as the store writes them, for `caller`: no item may carry a
+ * password (each would cost a hash), each object gets its owner field and meets the
+ * `create` rule, then every item is checked as a bulk create checks them (src/records/bulk-create.ts).
+ */
+export function readyBulk(kit: WriteKit, caller: Caller, items: readonly unknown[], bulk: BulkCreateOptions): string[] {
+  const ready = items.map((item, index) => {
+    const fields = kit.passwordless(item, index);
+    return isObject(fields) ? kit.access.create(caller, fields) : fields;
+  });
+  return bulkRecords(ready, bulk);
 }
 
 /** What a change of record `id` by `patch` is checked against in its transaction; `secret` is a new password's hash. */

@@ -44,22 +44,13 @@ export function writeKit(collection: Collection, limits: WriteLimits): WriteKit 
     maxBytes: limits.maxIndexedValueBytes,
   };
   const ruled = Object.keys(collection.rules).length > 0;
-  const policies = new Map<RuleOperation, RulePolicy>();
   return {
     collection,
     access: new RecordAccess(collection),
     checks: recordChecks(collection, indexed),
     indexed,
     maxRecordBytes: limits.maxRecordBytes,
-    policy(operation) {
-      if (!ruled) return {};
-      let policy = policies.get(operation);
-      if (!policy) {
-        policy = { rules: collection.rules[operation] ? 'apply' : 'keys' };
-        policies.set(operation, policy);
-      }
-      return policy;
-    },
+    policy: (operation) => (ruled ? { rules: collection.rules[operation] ? 'apply' : 'keys' } : {}),
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
     passwordless(item, index) {

@@ -5,9 +5,8 @@
  * readied as a batch's create is (src/records/operations/).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isObject } from '../../../../core/is-object.js';
-import { bulkRecords, createAll } from '../../../../records/bulk-create.js';
-import { idempotently, readyCreate, sentFields } from '../../../../records/operations/index.js';
+import { createAll } from '../../../../records/bulk-create.js';
+import { idempotently, readyBulk, readyCreate, sentFields } from '../../../../records/operations/index.js';
 import type { IdempotentCreate, StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
@@ -27,11 +26,7 @@ export function createOperation(context: OperationContext): Operation {
   const prepare = async (request: FastifyRequest) => {
     const caller = callerOf(request);
     if (isBulk(request)) {
-      const items = request.body.map((item, i) => {
-        const fields = kit.passwordless(item, i);
-        return isObject(fields) ? kit.access.create(caller, fields) : fields;
-      });
-      return { texts: bulkRecords(items, bulk) };
+      return { texts: readyBulk(kit, caller, request.body, bulk) };
     }
     const { fields, password } = sentFields(kit, objectBody(request.body));
     const data = readyCreate(kit, caller, fields);
