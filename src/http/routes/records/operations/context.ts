@@ -8,7 +8,6 @@ import { type Collection, collectionPaths } from '../../../../core/collection.js
 import type { BulkCreateOptions } from '../../../../records/bulk-create.js';
 import type { WriteKit } from '../../../../records/operations/index.js';
 import { type QueryFields, queryFieldsOf } from '../../../../records/query-fields.js';
-import type { RecordChecks } from '../../../../records/record-checks.js';
 import type { RecordAccess } from '../../../../records/rules/record-access.js';
 import { holderOf } from '../../../plugins/rate-limit/index.js';
 import type { IdParams } from '../request-shapes.js';
@@ -21,7 +20,6 @@ export interface OperationContext {
   readonly referenceNames: readonly string[];
   /** What its writes are readied with, a batch's operations on it included. */
   readonly kit: WriteKit;
-  readonly checks: RecordChecks;
   /** The field names its lists and feeds may filter, sort and project by. */
   readonly queryFields: QueryFields;
   readonly bulk: BulkCreateOptions;
@@ -42,7 +40,6 @@ export function operationContext(collection: Collection, options: CollectionRout
     paths: collectionPaths(collection),
     referenceNames: collection.references.map((reference) => reference.name),
     kit,
-    checks: kit.checks,
     queryFields: queryFieldsOf(collection),
     bulk: {
       records: options.records,
