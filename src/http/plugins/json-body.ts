@@ -77,10 +77,15 @@ function checkOperations(operations: readonly unknown[], limits: RecordLimits, o
 }
 
 /**
- * The client's fields of a create or modify body: the object without the system fields.
- * Throws a 400 problem when the body is missing or not a JSON object.
+ * The client's fields of a body: the object without the system fields. Throws a 400
+ * problem when the body is missing or not a JSON object.
  */
 export function clientFields(body: unknown): Record<string, unknown> {
+  return withoutSystemFields(objectBody(body));
+}
+
+/** A body that must be a JSON object, as sent; a 400 problem when it is missing or not one. */
+export function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined) {
     throw new HttpProblem('malformed-json', 'A JSON object is required as the request body.');
   }
@@ -88,5 +93,5 @@ export function clientFields(body: unknown): Record<string, unknown> {
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
     throw new HttpProblem('malformed-json', `The body must be a JSON object, not ${kind}.`);
   }
-  return withoutSystemFields(body as Record<string, unknown>);
+  return body as Record<string, unknown>;
 }

@@ -9,7 +9,6 @@ import type { RuleOperation } from '../../../core/rules/rule-tree.js';
 import { operationDocs } from '../../openapi/operations.js';
 import { type Operation, registerPaths } from '../../paths.js';
 import { callerOf, tokenExpiryOf } from '../../plugins/access-control/access-control.js';
-import type { RoutePolicy } from '../../route-policy.js';
 import { followChanges } from './change-feed.js';
 import { type OperationContext, operationContext } from './operations/context.js';
 import { createOperation } from './operations/create.js';
@@ -32,11 +31,11 @@ export function registerCollectionRoutes(
   const docs = operationDocs(collection, options.maxBulkRecords);
   const context = operationContext(collection, options);
   const op = operations(context);
-  const withDocs = (operation: Operation, more: FastifySchema, rule: RuleOperation): Operation => ({
-    ...operation,
-    docs: more,
-    ...rulesOf(collection, rule),
-  });
+  // Each method's policy, as a batch's operation gets it: where the collection has rules, its rule decides, or a key is needed.
+  const withDocs = (operation: Operation, more: FastifySchema, rule: RuleOperation): Operation => {
+    const policy = options.kit.policy(rule);
+    return { ...operation, docs: more, ...(policy.rules !== undefined && { policy }) };
+  };
   const list = withDocs(op.list, docs.list, 'list');
   const create = withDocs(op.create, docs.create, 'create');
   const itemOps = {
@@ -88,10 +87,4 @@ function operations(context: OperationContext) {
     remove: removeOperation(context),
     events,
   };
-}
-
-/** Each method's policy: where the collection has rules, its rule decides, or a key is needed. */
-function rulesOf(collection: Collection, operation: RuleOperation): { policy?: RoutePolicy } {
-  if (Object.keys(collection.rules).length === 0) return {};
-  return { policy: { rules: collection.rules[operation] ? 'apply' : 'keys' } };
 }

@@ -10,7 +10,8 @@ import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
-import { type Caller, RecordAccess } from '../../../records/rules/record-access.js';
+import { writeKit } from '../../../records/operations/index.js';
+import type { Caller } from '../../../records/rules/record-access.js';
 import { viewableSource } from '../../../records/rules/viewable-source.js';
 import type { Store } from '../../../store/store.js';
 import { registerBatchRoute } from './batch/index.js';
@@ -73,7 +74,11 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     { kind: 'too-many-costly-queries', noun: 'costly queries running', retry: 'once one has finished' },
   );
   const expandSource = { collection: (of: Collection) => store.collection(of) };
-  const accessOf = catalog.perCollection((collection) => new RecordAccess(collection));
+  // One kit per collection (its one RecordAccess among them): its requests, a batch's operations on it and expansions into it share it.
+  const kitOf = catalog.perCollection((collection) =>
+    writeKit(collection, { maxRecordBytes: config.maxRecordBytes, maxIndexedValueBytes: config.maxIndexedValueBytes }),
+  );
+  const accessOf = (collection: Collection) => kitOf(collection).access;
   const viewable = (caller: Caller) => viewableSource(expandSource, caller, accessOf);
   const open = new Map<() => void, string>();
   const feeds = {
@@ -96,14 +101,13 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
   const contextOf = catalog.perCollection((collection) =>
     registerCollectionRoutes(app, collection, {
       records: store.collection(collection),
+      kit: kitOf(collection),
       idempotencyKeys: store.idempotency,
       idempotency,
       costlyQueries,
       maxFieldNameLength: config.maxFieldNameLength,
-      maxRecordBytes: config.maxRecordBytes,
       maxPageBytes: config.maxPageBytes,
       maxBulkRecords: config.maxBulkRecords,
-      maxIndexedValueBytes: config.maxIndexedValueBytes,
       viewable,
       ...(options.hasher && { hasher: options.hasher }),
       feeds,

@@ -2,6 +2,7 @@
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import type { ExpandSource } from '../../../records/expand.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
+import type { WriteKit } from '../../../records/operations/index.js';
 import type { Caller } from '../../../records/rules/record-access.js';
 import type { IdempotencyKeys, Records } from '../../../store/store.js';
 import type { ChangeFeedOptions } from './change-feed.js';
@@ -11,20 +12,18 @@ import type { IdempotencyOptions } from './idempotency.js';
 export interface CollectionRoutesOptions {
   /** The collection's records in the store. */
   records: Records;
+  /** What its writes are readied with (its rules, checks and limits), made once from the catalog. */
+  kit: WriteKit;
   idempotencyKeys: IdempotencyKeys;
   idempotency: IdempotencyOptions;
   /** The caps on costly list queries running at once. */
   costlyQueries: InFlightGate;
   /** Longest field name a query may name. */
   maxFieldNameLength: number;
-  /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */
-  maxRecordBytes: number;
   /** Largest list page in bytes (MAX_PAGE_BYTES). */
   maxPageBytes: number;
   /** The most records one create may send as an array (MAX_BULK_RECORDS). */
   maxBulkRecords: number;
-  /** The most bytes a value of an indexed or unique field may hold (MAX_INDEXED_VALUE_BYTES). */
-  maxIndexedValueBytes: number;
   /** Where `expand=` finds the records references name, embedding only those `caller` may view. */
   viewable(caller: Caller): ExpandSource;
   /** Hashes account passwords; absent when no collection holds accounts. */

@@ -1,7 +1,7 @@
 /**
- * A batch's operations as the store's steps: each readied exactly as the same request alone
- * would be (its collection's rules, schema, size cap, If-Match, password), once the earlier
- * results it names are known. Passwords were hashed before the batch runs
+ * A batch's operations as the store's steps: each readied by the functions the same request
+ * alone is readied by (src/records/operations/: its collection's rules, schema, size cap,
+ * If-Match, password), once the earlier results it names are known. Passwords were hashed before the batch runs
  * (./readied-operations.ts), since the store runs its steps without waiting.
  */
 import { jsonBytes } from '../../../../core/json-bytes.js';
@@ -16,16 +16,10 @@ import {
   valueAt,
 } from '../../../../records/batch/batch-references.js';
 import type { ResolvedSize } from '../../../../records/batch/resolved-size.js';
-import { ifMatchVersions } from '../../../../records/conditional.js';
+import { mergeConditions, readyCreate, removeConditions } from '../../../../records/operations/index.js';
 import { Refusal } from '../../../../records/refusal.js';
 import type { Caller } from '../../../../records/rules/record-access.js';
-import {
-  type BatchResult,
-  type BatchStep,
-  BatchStepError,
-  RecordTooLargeError,
-  type StoredRecord,
-} from '../../../../store/store.js';
+import { type BatchResult, type BatchStep, BatchStepError, type StoredRecord } from '../../../../store/store.js';
 import type { OperationContext } from '../operations/context.js';
 import type { ReadiedOperation } from './readied-operations.js';
 
@@ -57,7 +51,7 @@ export function batchSteps(
 
   const stepAt = (index: number, done: readonly BatchResult[]): BatchStep => {
     const { operation, context, secret, fields: sent } = operations[index] as ReadiedOperation;
-    const { access, checks, options } = context;
+    const { kit } = context;
     const collection = context.collection.plural;
     const resolve = (reference: ResultReference, pointer: string) => {
       const value = valueAt(parsed(done[reference.index] as StoredRecord), reference);
@@ -74,30 +68,18 @@ export function batchSteps(
     const id = idOf(operation, context, (reference) => resolve(reference, `/${index}/path`));
     switch (operation.action) {
       case 'create': {
-        const ready = access.create(caller, fields ?? {});
-        checks.sent(ready);
-        const data = JSON.stringify(ready);
-        const bytes = Buffer.byteLength(data);
-        if (mentions[index]) size.settle(index, bytes);
-        if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
+        const settle = mentions[index] ? (bytes: number) => size.settle(index, bytes) : undefined;
+        const data = readyCreate(kit, caller, fields ?? {}, settle);
         return { collection, kind: 'create', data, ...(secret !== undefined && { secret }) };
       }
       case 'merge': {
         const patch = fields ?? {};
         if (mentions[index]) size.settle(index, jsonBytes(patch));
-        const conditions = {
-          ifVersion: ifMatchVersions(operation.ifMatch, id),
-          check: checks.merged,
-          maxBytes: options.maxRecordBytes,
-          ...access.guard(caller, 'update', patch),
-          ...(secret !== undefined && { secret }),
-        };
+        const conditions = mergeConditions(kit, caller, id, { ifMatch: operation.ifMatch, patch, secret });
         return { collection, kind: 'merge', id, patch, conditions };
       }
-      case 'remove': {
-        const conditions = { ifVersion: ifMatchVersions(operation.ifMatch, id), ...access.guard(caller, 'delete') };
-        return { collection, kind: 'remove', id, conditions };
-      }
+      case 'remove':
+        return { collection, kind: 'remove', id, conditions: removeConditions(kit, caller, id, operation.ifMatch) };
       case 'read':
         return { collection, kind: 'read', id };
     }

@@ -15,7 +15,7 @@ import {
 } from '../../../../records/batch/batch-operations.js';
 import { ResolvedSize } from '../../../../records/batch/resolved-size.js';
 import { etagOf } from '../../../../records/conditional.js';
-import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
+import { idempotently } from '../../../../records/operations/index.js';
 import { JSON_TYPE, renderRecord } from '../../../../records/render.js';
 import type { Caller } from '../../../../records/rules/record-access.js';
 import {
@@ -62,12 +62,8 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
   const contextOf = (operation: BatchOperation) => options.contextOf(operation.collection);
 
   /** What the same request alone would need of the caller: its method's scope, and its collection's rules or a key. */
-  const authorize = (request: FastifyRequest, operation: BatchOperation) => {
-    const { rules } = operation.collection;
-    const ruled = Object.keys(rules).length > 0;
-    const policy = ruled ? { rules: rules[RULE_OF[operation.action]] ? ('apply' as const) : ('keys' as const) } : {};
-    app.authorizeAs(request, operation.method, policy);
-  };
+  const authorize = (request: FastifyRequest, operation: BatchOperation) =>
+    app.authorizeAs(request, operation.method, contextOf(operation).kit.policy(RULE_OF[operation.action]));
 
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const operations = batchOperations(request.body, catalog, options.maxOperations);
@@ -81,27 +77,19 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
         changes: changedRecords(operations),
         ...(claim && { idempotency: { ...claim, answer } }),
       });
-    const key = idempotencyKeyIn(request.headers['idempotency-key']);
-    if (key === undefined) return send(reply, answer(await run()));
-    const what = { method: 'POST', path: '/batch/', body: JSON.stringify(request.body) };
-    const outcome = await claimKey(
-      store.idempotency,
-      { scope: idempotency.scopeOf(request), key },
-      what,
-      idempotency.staleAfterMs,
+    const done = await idempotently(
+      {
+        keys: store.idempotency,
+        header: request.headers['idempotency-key'],
+        scope: () => idempotency.scopeOf(request),
+        what: () => ({ method: 'POST', path: '/batch/', body: JSON.stringify(request.body) }),
+        staleAfterMs: idempotency.staleAfterMs,
+        releaseFailed: (error) => request.log.warn({ err: error }, 'could not release a key'),
+      },
+      async (claim) => answer(await run(claim)),
     );
-    if (outcome.kind === 'replay')
-      return send(reply.header('idempotent-replayed', 'true'), JSON.stringify(outcome.record));
-    const { claim } = outcome;
-    try {
-      return send(reply, answer(await run(claim)));
-    } catch (error) {
-      // Nothing was written: let a retry run again rather than wait for the claim to go stale.
-      await store.idempotency
-        .release(claim.scope, claim.key, claim.token)
-        .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
-      throw error;
-    }
+    if (done.kind === 'replay') return send(reply.header('idempotent-replayed', 'true'), JSON.stringify(done.record));
+    return send(reply, done.result);
   }
 
   /**

@@ -3,10 +3,10 @@
  * body and hashed (the store runs its steps without waiting, so a hash cannot wait for them).
  */
 import type { FastifyRequest } from 'fastify';
-import { withoutSystemFields } from '../../../../core/system-fields.js';
 import { PASSWORD_FIELD } from '../../../../records/accounts/index.js';
 import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
 import { filledIn, mentionsResults, referenceIn } from '../../../../records/batch/batch-references.js';
+import { sentFields } from '../../../../records/operations/index.js';
 import { Refusal } from '../../../../records/refusal.js';
 import { BatchStepError } from '../../../../store/store.js';
 import type { OperationContext } from '../operations/context.js';
@@ -36,7 +36,7 @@ export async function readiedAll(
     const context = contextOf(operation);
     const body =
       operation.body && (context.collection.account ? passwordAsWritten(operation.body, index) : operation.body);
-    const taken = atOperation(index, () => body && context.password(withoutSystemFields(body)));
+    const taken = atOperation(index, () => body && sentFields(context.kit, body));
     if (!taken || taken.password === undefined) {
       ready.push({ operation, context, ...(taken && { fields: taken.fields }) });
       continue;

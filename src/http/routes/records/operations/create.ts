@@ -1,21 +1,21 @@
 /**
  * A create: one record from a JSON object, or many from an array (all or none), with an
  * `Idempotency-Key` replayed rather than run twice. On an account collection the password
- * is taken out of the record, checked on its own and stored only as its hash.
+ * is taken out of the record, checked on its own and stored only as its hash. Each is
+ * readied as a batch's create is (src/records/operations/).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isObject } from '../../../../core/is-object.js';
-import { bulkRecords, createAll } from '../../../../records/bulk-create.js';
-import { claimKey, idempotencyKeyIn } from '../../../../records/idempotency.js';
-import { type IdempotentCreate, RecordTooLargeError, type StoredRecord } from '../../../../store/store.js';
+import { createAll } from '../../../../records/bulk-create.js';
+import { idempotently, readyBulk, readyCreate, sentFields } from '../../../../records/operations/index.js';
+import type { IdempotentCreate, StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
-import { clientFields } from '../../../plugins/json-body.js';
+import { objectBody } from '../../../plugins/json-body.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
 
 export function createOperation(context: OperationContext): Operation {
-  const { options, paths, checks, bulk, access } = context;
+  const { options, paths, bulk, kit } = context;
   const { records } = options;
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
@@ -26,18 +26,10 @@ export function createOperation(context: OperationContext): Operation {
   const prepare = async (request: FastifyRequest) => {
     const caller = callerOf(request);
     if (isBulk(request)) {
-      const items = request.body.map((item, i) => {
-        const fields = context.passwordless(item, i);
-        return isObject(fields) ? access.create(caller, fields) : fields;
-      });
-      return { texts: bulkRecords(items, bulk) };
+      return { texts: readyBulk(kit, caller, request.body, bulk) };
     }
-    const { fields, password } = context.password(clientFields(request.body));
-    const ready = access.create(caller, fields);
-    checks.sent(ready);
-    const data = JSON.stringify(ready);
-    const bytes = Buffer.byteLength(data);
-    if (bytes > options.maxRecordBytes) throw new RecordTooLargeError(bytes, options.maxRecordBytes);
+    const { fields, password } = sentFields(kit, objectBody(request.body));
+    const data = readyCreate(kit, caller, fields);
     if (password === undefined) return { data };
     return { data, password, secret: await context.hash(request, password) };
   };
@@ -45,33 +37,26 @@ export function createOperation(context: OperationContext): Operation {
   return {
     async handler(request, reply) {
       const { texts, data = `[${texts?.join(',')}]`, password, secret } = await prepare(request);
-      const write = (claim?: IdempotentCreate) =>
+      const write = (claim?: IdempotentCreate): Promise<StoredRecord | StoredRecord[]> =>
         texts ? createAll(texts, bulk, () => records.createMany(texts, claim)) : records.create(data, claim, secret);
-      const key = idempotencyKeyIn(request.headers['idempotency-key']);
-      if (key === undefined) return created(reply, await write());
-
-      const what = {
-        method: request.method,
-        path: paths.create,
-        body: data,
-        ...(password !== undefined && { password }),
-      };
-      const outcome = await claimKey(
-        options.idempotencyKeys,
-        { scope: options.idempotency.scopeOf(request), key },
-        what,
-        options.idempotency.staleAfterMs,
+      const done = await idempotently(
+        {
+          keys: options.idempotencyKeys,
+          header: request.headers['idempotency-key'],
+          scope: () => options.idempotency.scopeOf(request),
+          what: () => ({
+            method: request.method,
+            path: paths.create,
+            body: data,
+            ...(password !== undefined && { password }),
+          }),
+          staleAfterMs: options.idempotency.staleAfterMs,
+          releaseFailed: (error) => request.log.warn({ err: error }, 'could not release a key'),
+        },
+        write,
       );
-      if (outcome.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), outcome.record);
-      try {
-        return created(reply, await write(outcome.claim));
-      } catch (error) {
-        // Nothing was written: let a retry run again rather than wait for the claim to go stale.
-        await options.idempotencyKeys
-          .release(outcome.claim.scope, outcome.claim.key, outcome.claim.token)
-          .catch((releaseError: unknown) => request.log.warn({ err: releaseError }, 'could not release a key'));
-        throw error;
-      }
+      if (done.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), done.record);
+      return created(reply, done.result);
     },
   };
 }

@@ -1,48 +1,43 @@
 /**
  * A change (a JSON Merge Patch of the record) and a delete, each with its `If-Match` and the
- * collection's rules checked on the record as it is, in the write's own transaction.
+ * collection's rules checked on the record as it is, in the write's own transaction: the
+ * conditions a batch's change and delete get too (src/records/operations/).
  */
 import type { FastifyReply } from 'fastify';
-import { ifMatchVersions } from '../../../../records/conditional.js';
+import { mergeConditions, removeConditions, sentFields } from '../../../../records/operations/index.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
-import { clientFields } from '../../../plugins/json-body.js';
+import { objectBody } from '../../../plugins/json-body.js';
 import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';
 import { IdParamsShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
 
 export function modifyOperation(context: OperationContext): Operation {
-  const { options, checks, access, idOf, notFound } = context;
+  const { options, kit, idOf, notFound } = context;
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply) {
       const id = idOf(request);
       // Parsed already: the store merges the object, without writing and reading it again.
-      const { fields: patch, password } = context.password(clientFields(request.body));
-      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
-      const guard = access.guard(callerOf(request), 'update', patch);
+      const { fields: patch, password } = sentFields(kit, objectBody(request.body));
       const secret = password === undefined ? undefined : await context.hash(request, password);
-      const record = await options.records.merge(id, patch, {
-        ifVersion,
-        check: checks.merged,
-        maxBytes: options.maxRecordBytes,
-        ...guard,
-        ...(secret !== undefined && { secret }),
-      });
+      const ifMatch = request.headers['if-match'];
+      const conditions = mergeConditions(kit, callerOf(request), id, { ifMatch, patch, secret });
+      const record = await options.records.merge(id, patch, conditions);
       if (!record) throw notFound(id);
       return sendRecord(reply, 200, record);
     },
   };
 }
 
-export function removeOperation({ options, access, idOf, notFound }: OperationContext): Operation {
+export function removeOperation({ options, kit, idOf, notFound }: OperationContext): Operation {
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const ifVersion = ifMatchVersions(request.headers['if-match'], id);
-      const record = await options.records.remove(id, { ifVersion, ...access.guard(callerOf(request), 'delete') });
+      const conditions = removeConditions(kit, callerOf(request), id, request.headers['if-match']);
+      const record = await options.records.remove(id, conditions);
       if (!record) throw notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();

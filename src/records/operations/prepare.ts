@@ -1,0 +1,74 @@
+/**
+ * A write readied into what the store runs, the same for a request alone and for an
+ * operation of a batch: a create's record text (owner field, `create` rule, schema, indexed
+ * values, size), a change's and a delete's conditions (`If-Match`, rules on the record as it
+ * is, schema and size as the change leaves it). A new check on a write goes here, once.
+ */
+import { isObject } from '../../core/is-object.js';
+import { withoutSystemFields } from '../../core/system-fields.js';
+import { RecordTooLargeError, type RemoveConditions, type WriteConditions } from '../../store/store.js';
+import { type BulkCreateOptions, bulkRecords } from '../bulk-create.js';
+import { ifMatchVersions } from '../conditional.js';
+import type { Caller } from '../rules/record-access.js';
+import type { WriteKit } from './write-kit.js';
+
+type Fields = Record<string, unknown>;
+
+/** What a body asks to write: its fields without system fields or the password, and the password, checked, if sent. */
+export function sentFields(kit: WriteKit, body: Fields): { fields: Fields; password?: string } {
+  return kit.password(withoutSystemFields(body));
+}
+
+/**
+ * A create's record as the store writes it, for `caller`: the owner field set, the `create`
+ * rule, the schema and the indexed values checked, then its size. `sized` hears its bytes
+ * before the size is checked (a batch counts them against its own budget first).
+ */
+export function readyCreate(kit: WriteKit, caller: Caller, fields: Fields, sized?: (bytes: number) => void): string {
+  const ready = kit.access.create(caller, fields);
+  kit.checks.sent(ready);
+  const data = JSON.stringify(ready);
+  const bytes = Buffer.byteLength(data);
+  sized?.(bytes);
+  if (bytes > kit.maxRecordBytes) throw new RecordTooLargeError(bytes, kit.maxRecordBytes);
+  return data;
+}
+
+/**
+ * A bulk create's records as the store writes them, for `caller`: no item may carry a
+ * password (each would cost a hash), each object gets its owner field and meets the
+ * `create` rule, then every item is checked as a bulk create checks them (src/records/bulk-create.ts).
+ */
+export function readyBulk(kit: WriteKit, caller: Caller, items: readonly unknown[], bulk: BulkCreateOptions): string[] {
+  const ready = items.map((item, index) => {
+    const fields = kit.passwordless(item, index);
+    return isObject(fields) ? kit.access.create(caller, fields) : fields;
+  });
+  return bulkRecords(ready, bulk);
+}
+
+/** What a change of record `id` by `patch` is checked against in its transaction; `secret` is a new password's hash. */
+export function mergeConditions(
+  kit: WriteKit,
+  caller: Caller,
+  id: number,
+  { ifMatch, patch, secret }: { ifMatch: string | undefined; patch: Fields; secret?: string | undefined },
+): WriteConditions {
+  return {
+    ifVersion: ifMatchVersions(ifMatch, id),
+    check: kit.checks.merged,
+    maxBytes: kit.maxRecordBytes,
+    ...kit.access.guard(caller, 'update', patch),
+    ...(secret !== undefined && { secret }),
+  };
+}
+
+/** What a delete of record `id` is checked against in its transaction. */
+export function removeConditions(
+  kit: WriteKit,
+  caller: Caller,
+  id: number,
+  ifMatch: string | undefined,
+): RemoveConditions {
+  return { ifVersion: ifMatchVersions(ifMatch, id), ...kit.access.guard(caller, 'delete') };
+}
