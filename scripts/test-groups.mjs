@@ -20,6 +20,7 @@ export const TEST_GROUPS = {
     'batch',
     'relations',
     'change-feed',
+    'list-filter',
   ],
   storage: [
     'store',
@@ -93,6 +94,7 @@ export const TEST_GROUPS = {
     'record-rules',
     'hidden-records',
     'list-rules',
+    'list-filter-property',
     'rule-syntax',
     'rule-eval',
   ],

@@ -72,6 +72,13 @@ for (const kind of STORE_KINDS) {
         const query = { filter: { price: { gte: 15 }, tags: { contains: tag } }, sort: '-price' as const, limit: 2 };
         for await (const product of products.list(query)) listed.push(product.price);
         assert.deepEqual(listed, [45, 35, 25, 15], 'three pages followed through Link');
+        const expression = `(price > 40 || price < 10) && '${tag}' in tags`;
+        const either = await products.page({ filter: expression, sort: 'price' });
+        assert.deepEqual(
+          either.records.map((p) => p.price),
+          [5, 45],
+          'a string filter is sent as ?filter=',
+        );
 
         const changed = await products.update(read, { price: 6, tags: null }, { ifMatch: read });
         assert.equal(changed.price, 6);

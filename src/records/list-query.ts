@@ -4,7 +4,6 @@
  * `field[op]=value`), search (`q`) and a projection (`fields`). Anything malformed is a
  * 400 naming the parameter; nothing from the query ever reaches SQL as text.
  */
-import { isSystemField } from '../core/system-fields.js';
 import { FILTER_OPERATORS, type FilterOperator, OPERATORS } from '../store/filter-operators.js';
 import {
   type Condition,
@@ -16,11 +15,13 @@ import {
   type SortKey,
 } from '../store/store.js';
 import { decodeCursor } from './cursor.js';
-import { ANY_FIELDS, type QueryFields, unknownField } from './query-fields.js';
+import { parseFilter } from './list-filter.js';
+import { ANY_FIELDS, type QueryFields } from './query-fields.js';
+import { fieldRef, idBound, type Names } from './query-terms.js';
 import { invalidQuery as invalid } from './refusal.js';
 
 /** The query parameters that are not filters. */
-export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand'] as const;
+export const RESERVED = ['limit', 'cursor', 'offset', 'sort', 'q', 'fields', 'expand', 'filter'] as const;
 
 const MAX_CONDITIONS = 20;
 /** Fields a sort may name, and fields a projection may name: each costs work on every record of a page. */
@@ -46,13 +47,8 @@ export type RawListQuery = {
   q?: string;
   fields?: string;
   expand?: string;
+  filter?: string;
 } & Record<string, unknown>;
-
-/** What a field name in a query must keep to: each part's length, and the fields the collection may have. */
-interface Names {
-  maxLength: number;
-  fields: QueryFields;
-}
 
 /**
  * Reads a list request's query; `maxFieldNameLength` bounds each name in a path, and
@@ -81,6 +77,9 @@ export function parseListQuery(
     }
   }
   if (where.length > MAX_CONDITIONS) throw invalid('', `at most ${MAX_CONDITIONS} filters in one request`);
+  // `?filter=` is ANDed with the shorthand: what must all hold joins `where`, the rest is a tree.
+  const expression = raw.filter === undefined ? undefined : parseFilter(raw.filter, names);
+  if (expression) where.push(...expression.where);
   if (raw.q !== undefined && (raw.q === '' || raw.q.length > MAX_TEXT)) {
     throw invalid('q', `must be 1 to ${MAX_TEXT} characters`);
   }
@@ -88,7 +87,15 @@ export function parseListQuery(
   const after = raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, sortKey);
   return {
     // The route's validator fills in limit's default; a caller that skips it gets the same.
-    query: { where, sort, limit: raw.limit ?? 100, offset: raw.offset, after, search: raw.q },
+    query: {
+      where,
+      ...(expression?.rule && { rule: expression.rule }),
+      sort,
+      limit: raw.limit ?? 100,
+      offset: raw.offset,
+      after,
+      search: raw.q,
+    },
     sortKey,
     fields: raw.fields === undefined ? undefined : parseFields(raw.fields, names),
   };
@@ -151,21 +158,6 @@ function valueFor(field: FieldRef, op: FilterOp, raw: string, parameter: string)
   return idBound(op, value);
 }
 
-/**
- * The integer that selects the same ids as `value` with `op`. Ids are positive integers
- * below 2^53, and PostgreSQL's bigint takes neither a fraction nor anything beyond 2^63, so
- * a number is first held to 0…2^53 (`id[gt]=-1e308` then matches every record, `id=1e20`
- * none), and a fraction is rounded the way the comparison wants (`id[gt]=1.5` is
- * `id[gt]=1`); no id equals a fraction, nor 0.
- */
-export function idBound(op: FilterOp, value: number): number {
-  const held = Math.min(Math.max(value, 0), Number.MAX_SAFE_INTEGER + 1);
-  if (Number.isInteger(held)) return held;
-  if (op === 'gt' || op === 'lte') return Math.floor(held);
-  if (op === 'lt' || op === 'gte') return Math.ceil(held);
-  return 0;
-}
-
 function typed(raw: string): JsonScalar {
   if (raw === 'null') return null;
   if (raw === 'true') return true;
@@ -183,24 +175,6 @@ function typed(raw: string): JsonScalar {
     }
   }
   return raw;
-}
-
-/** A dotted field name as a {@link FieldRef}; system fields are not paths. */
-function fieldRef(name: string, parameter: string, { maxLength, fields }: Names): FieldRef {
-  if (isSystemField(name)) return name as FieldRef;
-  const path = name.split('.');
-  for (const segment of path) {
-    if (segment === '') throw invalid(parameter, `"${name}" is not a field name (empty part between dots)`);
-    if (segment.length > maxLength) throw invalid(parameter, `field names are at most ${maxLength} characters`);
-    // A double quote, a backslash or a control character cannot be written in every database's JSON path.
-    if (/["\\\p{Cc}]/u.test(segment)) throw invalid(parameter, `"${name}" has a character fields cannot be queried by`);
-  }
-  if (isSystemField(path[0] as string)) {
-    throw invalid(parameter, `${path[0]} has no fields inside it`);
-  }
-  const unknown = unknownField(fields, name, parameter);
-  if (unknown) throw unknown;
-  return { path };
 }
 
 /** Neither store can hold U+0000 in text (PostgreSQL's jsonb and text refuse it), so none is compared with it. */

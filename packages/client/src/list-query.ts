@@ -1,6 +1,6 @@
 /**
  * A list query as the client writes it, and its query string: `filter` becomes `field=value`
- * and `field[op]=value`, the rest restock's reserved parameters. What each may name is
+ * and `field[op]=value` (or, as a string, `?filter=` itself), the rest restock's reserved parameters. What each may name is
  * checked against the record type (./query-types.ts).
  */
 import type { ExpandName, FieldName, Filter, Operators, Scalar, SortKey } from './query-types.js';
@@ -14,8 +14,12 @@ export interface ReadQuery<T = Record<string, unknown>, R = Record<string, strin
 }
 
 export interface ListQuery<T = Record<string, unknown>, R = Record<string, string>> extends ReadQuery<T, R> {
-  /** By field (dotted for nested ones): a value for equality, or operators. */
-  filter?: Filter<T>;
+  /**
+   * By field (dotted for nested ones): a value for equality, or operators; or an expression
+   * of restock's filter language, sent as `?filter=`: `"(price > 100 && stock > 0) || category = 'toys'"`.
+   * An expression's field names are not checked against `T` yet: a typo there is a `400`.
+   */
+  filter?: Filter<T> | string;
   /** Field names, `-` first for descending: `['-price', 'name']`. */
   sort?: SortKey<T> | readonly SortKey<T>[];
   /** Records per page (restock's default 100, at most 1000). */
@@ -30,7 +34,7 @@ export interface ListQuery<T = Record<string, unknown>, R = Record<string, strin
 
 /** A query of any record type, as the query string reads it. */
 interface AnyQuery {
-  filter?: Record<string, Scalar | Operators | undefined>;
+  filter?: Record<string, Scalar | Operators | undefined> | string;
   sort?: string | readonly string[];
   limit?: number;
   q?: string;
@@ -41,7 +45,9 @@ interface AnyQuery {
 
 export function queryString(query: AnyQuery = {}): string {
   const params = new URLSearchParams();
-  for (const [field, condition] of Object.entries(query.filter ?? {})) {
+  if (typeof query.filter === 'string') params.set('filter', query.filter);
+  const shorthand = typeof query.filter === 'string' ? {} : (query.filter ?? {});
+  for (const [field, condition] of Object.entries(shorthand)) {
     if (condition === undefined) continue;
     if (condition === null || typeof condition !== 'object') {
       params.append(field, text(condition));

@@ -38,7 +38,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** The tokens of `text`, ending with an `end` token one column past its last character. */
-export function tokenize(text: string, fail: Fail): Token[] {
+export function tokenize(text: string, fail: Fail, singleEquals = false): Token[] {
   const tokens: Token[] = [];
   let at = 0;
   const match = (pattern: RegExp): string | undefined => {
@@ -73,8 +73,14 @@ export function tokenize(text: string, fail: Fail): Token[] {
       } else tokens.push({ kind: 'name', path, column, text: word });
       at = end;
     } else {
-      const punct = PUNCTS.find((p) => text.startsWith(p, at));
+      // A filter also takes `=` for `==`, as the query strings of other APIs write it.
+      const punct = PUNCTS.find((p) => text.startsWith(p, at)) ?? (singleEquals && char === '=' ? '=' : undefined);
       if (punct === undefined) fail(column, unexpected(text, at));
+      if (punct === '=') {
+        tokens.push({ kind: 'punct', punct: '==', column, text: '=' });
+        at += 1;
+        continue;
+      }
       tokens.push({ kind: 'punct', punct: punct as Punct, column, text: punct as string });
       at += (punct as string).length;
     }

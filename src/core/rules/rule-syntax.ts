@@ -45,8 +45,22 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
   const fail: Fail = (column, message) => {
     throw new ConfigError(`SCHEMAS: ${where.source}: x-rules.${where.operation}, column ${column}: ${message}`);
   };
-  if (text.length > MAX_RULE_LENGTH) fail(MAX_RULE_LENGTH + 1, `a rule is at most ${MAX_RULE_LENGTH} characters`);
-  const tokens = tokenize(text, fail);
+  return parseTree(text, where.operation, fail);
+}
+
+/**
+ * Reads a list's `?filter=` in the same language, with the same bounds: only the record's
+ * fields and literals, since a filter is the caller's own and has no `auth.*` or `body.*`
+ * to read. A mistake calls `fail` with its column (a 400 naming it, for the caller).
+ */
+export function parseFilterExpression(text: string, fail: Fail): RuleNode {
+  return parseTree(text, 'filter', fail);
+}
+
+function parseTree(text: string, operation: RuleOperation | 'filter', fail: Fail): RuleNode {
+  const noun = operation === 'filter' ? 'a filter' : 'a rule';
+  if (text.length > MAX_RULE_LENGTH) fail(MAX_RULE_LENGTH + 1, `${noun} is at most ${MAX_RULE_LENGTH} characters`);
+  const tokens = tokenize(text, fail, operation === 'filter');
   let at = 0;
   const peek = (): Token => tokens[at] as Token;
   const next = (): Token => tokens[at++] as Token;
@@ -66,7 +80,7 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
   function unary(depth: number): RuleNode {
     const token = peek();
     if (!is(token, '!') && !is(token, '(')) return comparison();
-    if (depth >= MAX_RULE_DEPTH) fail(token.column, `a rule nests at most ${MAX_RULE_DEPTH} levels deep`);
+    if (depth >= MAX_RULE_DEPTH) fail(token.column, `${noun} nests at most ${MAX_RULE_DEPTH} levels deep`);
     next();
     if (is(token, '!')) return { kind: 'not', item: unary(depth + 1) };
     const inside = or(depth + 1);
@@ -104,7 +118,9 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
       fail(
         token.column,
         `compares two fields of the record (${left.path.join('.')} and ${right.path.join('.')}); compare a field ` +
-          'with a value, auth.* or body.*, so that a list rule stays a filter',
+          (operation === 'filter'
+            ? 'with a value'
+            : 'with a value, auth.* or body.*, so that a list rule stays a filter'),
       );
     }
     const after = peek();
@@ -140,10 +156,13 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
 
   function field(path: readonly string[], column: number): Operand {
     const [head, ...rest] = path as [string, ...string[]];
+    if (operation === 'filter' && (head === 'auth' || head === 'body')) {
+      fail(column, `${head}.* is not in a filter: it compares the record's fields with values`);
+    }
     if (head === 'auth' || head === 'body') {
       if (rest.length === 0) fail(column, `${head} alone is no value: name one of its fields (${head}.id)`);
-      if (head === 'body' && !WRITES.has(where.operation)) {
-        fail(column, `body.* is only in create and update rules: a ${where.operation} has no body`);
+      if (head === 'body' && !WRITES.has(operation as RuleOperation)) {
+        fail(column, `body.* is only in create and update rules: a ${operation} has no body`);
       }
       return { kind: 'field', scope: head, path: rest };
     }
@@ -151,7 +170,7 @@ export function parseRule(text: string, where: RuleSource): RuleNode {
       fail(column, `${head} has no fields inside it`);
     }
     // A create's record is the one it would make: its body.
-    return { kind: 'field', scope: where.operation === 'create' ? 'body' : 'record', path };
+    return { kind: 'field', scope: operation === 'create' ? 'body' : 'record', path };
   }
 
   const rule = or(0);

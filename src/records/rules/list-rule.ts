@@ -21,7 +21,7 @@ import {
   MAX_IN_VALUES,
   type RuleFilter,
 } from '../../store/store.js';
-import { idBound } from '../list-query.js';
+import { idBound } from '../query-terms.js';
 import {
   callerless,
   comparisonHolds,

@@ -72,7 +72,7 @@ export async function followChanges(
   expiresAt?: number,
 ) {
   const { since, access_token: _key, ...filters } = request.query as Record<string, unknown> & { since?: string };
-  const unfit = RESERVED.filter((name) => filters[name] !== undefined);
+  const unfit = RESERVED.filter((name) => name !== 'filter' && filters[name] !== undefined);
   if (unfit.length > 0) throw invalid(`${unfit.join(', ')} do not apply to a feed: filter by fields`);
   const parsed = parseListQuery(
     { ...filters, limit: 1 } as RawListQuery,

@@ -3,6 +3,7 @@
  * id of an item path and the query of a list.
  */
 import { type Static, Type } from 'typebox';
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, MAX_FILTER_TERMS } from '../../../records/list-filter.js';
 import { MAX_FIELDS, MAX_SORT_KEYS } from '../../../records/list-query.js';
 
 /** The id in an item path. A string here: anything but a positive integer is a 404, not a 400. */
@@ -21,6 +22,15 @@ function expandShape(names: readonly string[]) {
     description: `References whose records to embed in each record, under "expand", comma-separated. ${which}`,
   });
 }
+
+/** `?filter=`, an expression of the rule language (src/records/list-filter.ts). */
+const FilterShape = Type.String({
+  description:
+    "An expression over the record's fields: comparisons (== or =, !=, <, <=, >, >=, in [..]) of a field with " +
+    'a value (a number, \'text\' or "text", true, false, null), joined by && and ||, negated by !, grouped by ' +
+    `parentheses, as in (price > 100 && stock > 0) || category = 'toys'. At most ${MAX_FILTER_LENGTH} characters, ` +
+    `${MAX_FILTER_DEPTH} levels of nesting and ${MAX_FILTER_TERMS} comparisons; ANDed with the other filters.`,
+});
 
 /** The query of one record's read, for a collection whose references are `names`. */
 export function readQueryShape(names: readonly string[]) {
@@ -56,6 +66,7 @@ export function listQueryShape(names: readonly string[]) {
         Type.String({ description: `Only these fields (at most ${MAX_FIELDS}, comma-separated) besides id.` }),
       ),
       expand: Type.Optional(expandShape(names)),
+      filter: Type.Optional(FilterShape),
     },
     {
       additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())], {
@@ -74,6 +85,7 @@ export const EventsQueryShape = Type.Object(
         description: 'Resume after the change with this id (as Last-Event-ID does); without, the next change.',
       }),
     ),
+    filter: Type.Optional(FilterShape),
     access_token: Type.Optional(
       Type.String({
         description: "The API key, for clients that cannot send Authorization (a browser's EventSource).",
