@@ -15,7 +15,6 @@ const SHARDS = [
   [
     'account-tokens',
     'backup',
-    'cli-terminal',
     'client.browser',
     'connection-limit',
     'console',
@@ -29,7 +28,6 @@ const SHARDS = [
     'plugins',
     'record-reader',
     'record-rules',
-    'slow-clients',
   ],
   [
     'batch',
@@ -39,7 +37,6 @@ const SHARDS = [
     'conditional',
     'console-accounts.browser',
     'declared-collections',
-    'docs-page.browser',
     'hidden-records',
     'hostile-batches',
     'indexed-values',
@@ -82,10 +79,12 @@ const SHARDS = [
     'accounts',
     'cli',
     'cli-accounts',
+    'cli-terminal',
     'client',
     'client-accounts',
     'client-batch',
     'client-calls',
+    'docs-page.browser',
     'fair-hashing',
     'generated-client',
     'hostile-records',
@@ -94,6 +93,7 @@ const SHARDS = [
     'oversized-bodies',
     'paths',
     'schemas',
+    'slow-clients',
   ],
 ];
 
