@@ -8,12 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Comparison, Operand, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
+import type { Operand, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
 import { parseListQuery } from '../src/records/list-query.js';
 import { ruleHolds } from '../src/records/rules/rule-eval.js';
 import { openStore } from '../src/store/open-store.js';
-import type { Store, StoredRecord } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
+import { asRule, compare, ids, order, printRule, ruleTrees } from './helpers/rule-trees.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -32,8 +33,6 @@ const PATHS = [['a'], ['b'], ['n', 'c'], ['tags'], ['id'], ['createdAt'], ['miss
 const field = fc.constantFrom(...PATHS).map((path): Operand => ({ kind: 'field', scope: 'record', path }));
 const literal = scalar.map((v): Operand => ({ kind: 'literal', value: v }));
 const list = fc.array(scalar, { maxLength: 4 }).map((items): Operand => ({ kind: 'list', items }));
-const order = fc.constantFrom<Comparison>('==', '!=', '<', '<=', '>', '>=');
-const compare = (left: Operand, op: Comparison, right: Operand): RuleNode => ({ kind: 'compare', op, left, right });
 const comparison = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(field, order, literal).map(([l, op, r]) => compare(l, op, r)) },
   { weight: 2, arbitrary: fc.tuple(literal, order, field).map(([l, op, r]) => compare(l, op, r)) },
@@ -41,17 +40,7 @@ const comparison = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(literal, field).map(([l, r]) => compare(l, 'in', r)) },
   { weight: 1, arbitrary: fc.boolean().map((v): RuleNode => ({ kind: 'const', value: v })) },
 );
-const { rule: ruleArb } = fc.letrec<{ rule: RuleNode }>((tie) => ({
-  rule: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    comparison,
-    fc.record({
-      kind: fc.constantFrom('and' as const, 'or' as const),
-      items: fc.array(tie('rule'), { minLength: 2, maxLength: 3 }),
-    }),
-    tie('rule').map((item): RuleNode => ({ kind: 'not', item })),
-  ),
-}));
+const ruleArb = ruleTrees(comparison);
 /** A shorthand filter beside the expression, or none. */
 const shorthand = fc.option(fc.constantFrom({ a: '1' }, { 'b[ne]': 'null' }, { 'tags[contains]': 'a' }), {
   nil: undefined,
@@ -71,23 +60,7 @@ const terms = (node: RuleNode): number =>
 const text = (v: RuleValue) =>
   typeof v === 'string' ? `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'` : JSON.stringify(v);
 
-/** A tree as filter text: every part in parentheses, so that it reads back as the same tree. */
-function print(node: RuleNode): string {
-  const operand = (o: Operand) =>
-    o.kind === 'literal' ? text(o.value) : o.kind === 'list' ? `[${o.items.map(text).join(', ')}]` : o.path.join('.');
-  if (node.kind === 'const') return String(node.value);
-  if (node.kind === 'compare') return `${operand(node.left)} ${node.op} ${operand(node.right)}`;
-  if (node.kind === 'not') return `!(${print(node.item)})`;
-  return node.items.map((item) => `(${print(item)})`).join(node.kind === 'and' ? ' && ' : ' || ');
-}
-
-const asRule = (record: StoredRecord): Record<string, unknown> & { id: number } => ({
-  ...(JSON.parse(record.data) as object),
-  id: record.id,
-  createdAt: record.createdAt,
-  updatedAt: record.updatedAt,
-});
-const ids = (records: readonly { id: number }[]) => records.map((r) => r.id).sort((x, y) => x - y);
+const print = (node: RuleNode) => printRule(node, text);
 
 for (const kind of STORE_KINDS) {
   describe(`?filter= against the rules' evaluator (${kind.name})`, () => {

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseRule } from '../src/core/rules/rule-syntax.js';
-import type { Comparison, Operand, RuleAuth, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
+import type { Operand, RuleAuth, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
 import { listRuleFilter, withListRule } from '../src/records/rules/list-rule.js';
 import { ruleHolds } from '../src/records/rules/rule-eval.js';
 import { openStore } from '../src/store/open-store.js';
-import type { ListQuery, Records, Store, StoredRecord } from '../src/store/store.js';
+import type { ListQuery, Records, Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
+import { asRule, compare, ids, order, printRule, ruleTrees } from './helpers/rule-trees.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -55,8 +56,6 @@ const constant = fc.oneof(
   given,
 );
 const list = fc.array(scalar, { maxLength: 4 }).map((items): Operand => ({ kind: 'list', items }));
-const order = fc.constantFrom<Comparison>('==', '!=', '<', '<=', '>', '>=');
-const compare = (left: Operand, op: Comparison, right: Operand): RuleNode => ({ kind: 'compare', op, left, right });
 const withField = <T>(arbitrary: fc.Arbitrary<T>) => ({ weight: 4, arbitrary });
 const comparison = fc.oneof(
   withField(fc.tuple(recordField, order, constant).map(([l, op, r]) => compare(l, op, r))),
@@ -68,17 +67,7 @@ const comparison = fc.oneof(
   fc.tuple(constant, fc.oneof(list, given)).map(([l, r]) => compare(l, 'in', r)),
   fc.boolean().map((value): RuleNode => ({ kind: 'const', value })),
 );
-const { rule: ruleArb } = fc.letrec<{ rule: RuleNode }>((tie) => ({
-  rule: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    comparison,
-    fc.record({
-      kind: fc.constantFrom('and' as const, 'or' as const),
-      items: fc.array(tie('rule'), { minLength: 2, maxLength: 3 }),
-    }),
-    tie('rule').map((item): RuleNode => ({ kind: 'not', item })),
-  ),
-}));
+const ruleArb = ruleTrees(comparison);
 /** A caller: signed in with some claims (any may be missing), or, one time in three, without credentials. */
 const authArb = fc.option(
   fc.record(
@@ -93,28 +82,7 @@ const authArb = fc.option(
 );
 const bodyArb = fc.option(fc.record({ a: scalar, tags: fc.array(scalar, { maxLength: 3 }) }), { nil: undefined });
 
-/** A tree as rule text: every part in parentheses, so that it reads back as the same tree. */
-function print(node: RuleNode): string {
-  const operand = (o: Operand) =>
-    o.kind === 'literal'
-      ? JSON.stringify(o.value)
-      : o.kind === 'list'
-        ? `[${o.items.map((item) => JSON.stringify(item)).join(', ')}]`
-        : [...(o.scope === 'record' ? [] : [o.scope]), ...o.path].join('.');
-  if (node.kind === 'const') return String(node.value);
-  if (node.kind === 'compare') return `${operand(node.left)} ${node.op} ${operand(node.right)}`;
-  if (node.kind === 'not') return `!(${print(node.item)})`;
-  return node.items.map((item) => `(${print(item)})`).join(node.kind === 'and' ? ' && ' : ' || ');
-}
-
-/** A stored record as a rule reads it: its fields and the system fields. */
-const asRule = (record: StoredRecord): Record<string, unknown> & { id: number } => ({
-  ...(JSON.parse(record.data) as object),
-  id: record.id,
-  createdAt: record.createdAt,
-  updatedAt: record.updatedAt,
-});
-const ids = (records: readonly { id: number }[]) => records.map((r) => r.id).sort((x, y) => x - y);
+const print = (node: RuleNode) => printRule(node);
 const listRule = (text: string) => parseRule(text, { source: 'test', operation: 'list' });
 
 /** Every page of `query` (keyset, `limit` a page), in order. */
