@@ -1,9 +1,10 @@
 /**
  * The floors of src/, kept by the code rather than by review: core, then config, then store,
- * then records, then http and commands side by side, then the server. A module may import
- * its own floor and those below it, never one above nor one beside it (docs/architecture.md
- * says why each floor sits where it does). records/ is what can be done with records without
- * HTTP, so it imports no web framework.
+ * then records, then api (the API's description: its problem types and the OpenAPI document),
+ * then http and commands side by side, then the server. A module may import its own floor and
+ * those below it, never one above nor one beside it (docs/architecture.md says why each floor
+ * sits where it does). records/ is what can be done with records without HTTP, so it imports
+ * no web framework.
  * Beside them, the client (packages/client/src/, which src/client/ re-exports) stands alone: it
  * runs in browsers, so it imports nothing else.
  * Inside every floor and folder, imports make no circle.
@@ -17,7 +18,7 @@ import ts from 'typescript';
 import { importedPath, importsOf, sources } from './helpers/src-imports.js';
 
 /** Each floor's height: a floor imports only lower ones and its own; two of one height never meet. */
-const HEIGHTS = { core: 0, config: 1, store: 2, records: 3, http: 4, commands: 4, server: 5 } as const;
+const HEIGHTS = { core: 0, config: 1, store: 2, records: 3, api: 4, http: 5, commands: 5, server: 6 } as const;
 type Floor = keyof typeof HEIGHTS;
 const FLOORS = Object.keys(HEIGHTS) as Floor[];
 
@@ -139,6 +140,7 @@ describe('the floors of src/', () => {
       ['http/c.ts', "const d = await import('../commands/d.js');\nimport { a } from '../core/a.js';"],
       ['config/e.ts', "import {\n  a,\n} from '../core/a.js';\nimport '../server.js';"],
       ['commands/f.ts', "import { g } from '../http/g.js';\nimport { h } from '../records/h.js';"],
+      ['api/i.ts', "import { j } from '../http/j.js';\nimport { h } from '../records/h.js';"],
     ]);
     assert.deepEqual(arrowsUp(files), [
       'src/core/a.ts imports ../store/b.js (core → store)',
@@ -146,6 +148,7 @@ describe('the floors of src/', () => {
       'src/http/c.ts imports ../commands/d.js (http → commands)',
       'src/config/e.ts imports ../server.js (config → server)',
       'src/commands/f.ts imports ../http/g.js (commands → http)',
+      'src/api/i.ts imports ../http/j.js (api → http)',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The problem responses the document shares (src/http/openapi/shared-responses.ts): each
+ * The problem responses the document shares (src/api/openapi/shared-responses.ts): each
  * distinct one is written once under `components/responses`, every `$ref` to one resolves,
  * none is written twice, each is named after the kinds it stands for, and following the refs
  * gives back the document as generated: every operation still documents each problem kind
@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { problemDescription, problemKindsIn } from '../src/api/openapi/responses.js';
+import { SHARED_RESPONSES, sharedResponseName, shareProblemResponses } from '../src/api/openapi/shared-responses.js';
 import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
-import { problemDescription, problemKindsIn } from '../src/http/openapi/responses.js';
-import { SHARED_RESPONSES, sharedResponseName, shareProblemResponses } from '../src/http/openapi/shared-responses.js';
 import { withKeys } from './helpers/keys.js';
 import { followedResponse, withResponsesFollowed } from './helpers/openapi-responses.js';
 

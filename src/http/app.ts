@@ -1,7 +1,7 @@
 /**
  * Builds the restock application from a configuration, without listening on a port, so
  * that tests and the server (src/server.ts) start it the same way. Every concern is a
- * plugin (./plugins/, ./openapi/, ./routes/) that names the plugins it needs before it,
+ * plugin (./plugins/, ./routes/) that names the plugins it needs before it,
  * so that Fastify refuses to start when this list is out of order.
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
@@ -12,10 +12,10 @@ import { openAccounts } from '../records/accounts/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
-import { openApi } from './openapi/index.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';

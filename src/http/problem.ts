@@ -2,6 +2,7 @@
  * RFC 9457 problem details: the one shape every error response has.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../api/problem-types.js';
 import { type FieldError, Refusal } from '../records/refusal.js';
 import {
   IdempotencyConflictError,
@@ -17,12 +18,8 @@ import {
   StoreUnavailableError,
   UniqueViolationError,
 } from '../store/store.js';
-import { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
 
-export { PROBLEM_TYPES, type ProblemKind } from './problem-types.js';
-
-/** Where the description of each problem type is served. */
-export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;
+export { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../api/problem-types.js';
 
 /** An error that is meant for the client: thrown anywhere, answered as a problem document. */
 export class HttpProblem extends Error {

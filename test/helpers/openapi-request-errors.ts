@@ -4,7 +4,7 @@
  * as the server reads it) and its body, by the content type it came as.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { OVERRIDE_HEADER_NAMES } from '../../src/http/plugins/method-override/index.js';
+import { OVERRIDE_HEADER_NAMES } from '../../src/api/methods.js';
 import type { Schemas } from './openapi-schemas.js';
 
 /** One request and its answer, as the checker sees them. */

@@ -1,7 +1,7 @@
 /**
  * The responses of the document's operations as a reader follows them: the document keeps
  * each problem response once under `components/responses` and operations name it by `$ref`
- * (src/http/openapi/shared-responses.ts), so what an operation answers is what its refs name.
+ * (src/api/openapi/shared-responses.ts), so what an operation answers is what its refs name.
  */
 
 const SHARED = '#/components/responses/';

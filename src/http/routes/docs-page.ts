@@ -12,9 +12,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { HEAD_TAG } from '../../api/openapi/head-operations.js';
+import { OVERRIDE_TAG } from '../../api/openapi/tunnelled.js';
 import { JSON_TYPE } from '../../records/render.js';
-import { HEAD_TAG } from '../openapi/head-operations.js';
-import { OVERRIDE_TAG } from '../openapi/tunnelled.js';
 import { type AssetFile, serveVersionedAssets } from '../plugins/compression/index.js';
 import { routesTakePolicy } from '../route-policy.js';
 

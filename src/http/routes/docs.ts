@@ -1,5 +1,5 @@
 /**
- * The document and the reference page: the OpenAPI document (../openapi/) at
+ * The document and the reference page: the OpenAPI document (src/api/openapi/) at
  * /openapi.json and /openapi.yaml, and a reference page at /docs/ (./docs-page.ts): Swagger
  * UI, from the files @fastify/swagger-ui ships, with "try it" against this server.
  * All of it is public: it describes the API, never a record.
@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { JSON_SERVERS, type Server, serversFor, withServersFrom, YAML_SERVERS } from '../../api/openapi/servers.js';
 import { JSON_TYPE } from '../../records/render.js';
-import { JSON_SERVERS, type Server, serversFor, withServersFrom, YAML_SERVERS } from '../openapi/servers.js';
 import { registerPaths } from '../paths.js';
 import { REQUEST_PLUGINS } from '../plugins/index.js';
 import { referencePage } from './docs-page.js';
@@ -31,7 +31,7 @@ export interface DocsOptions {
 async function serveDocs(app: FastifyInstance, { publicUrl }: DocsOptions): Promise<void> {
   await app.register(referencePage);
 
-  // Rendered once, on first request; each request then gets its own servers entry (../openapi/servers.ts).
+  // Rendered once, on first request; each request then gets its own servers entry (src/api/openapi/servers.ts).
   let json: ((servers: Server[]) => string) | undefined;
   let yaml: ((servers: Server[]) => string) | undefined;
   const service = { tags: ['service'] };

@@ -9,19 +9,19 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import type { Catalog } from '../../core/catalog.js';
-import { collectionPaths } from '../../core/collection.js';
-import { isScalar } from '../../core/references.js';
-import { JSON_TYPE } from '../../records/render.js';
-import type { Store } from '../../store/store.js';
-import { jsonResponse, problemResponses } from '../openapi/responses.js';
+import { jsonResponse, problemResponses } from '../../api/openapi/responses.js';
 import {
   HealthComponent,
   IndexComponent,
   ProblemKindParams,
   ProblemTypeComponent,
   ReadyComponent,
-} from '../openapi/service-components.js';
+} from '../../api/openapi/service-components.js';
+import type { Catalog } from '../../core/catalog.js';
+import { collectionPaths } from '../../core/collection.js';
+import { isScalar } from '../../core/references.js';
+import { JSON_TYPE } from '../../records/render.js';
+import type { Store } from '../../store/store.js';
 import { registerPaths } from '../paths.js';
 import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
 import { appendVary } from '../vary.js';

@@ -17,6 +17,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { READ_METHODS } from '../../../api/methods.js';
 import type { ApiKey, Scope } from '../../../config/index.js';
 import { HttpProblem } from '../../problem.js';
 import type { RoutePolicy } from '../../route-policy.js';
@@ -56,8 +57,6 @@ declare module 'fastify' {
 /** What of a route's policy decides who may call it. */
 export type AuthorizedBy = Pick<RoutePolicy, 'keyed' | 'rules'>;
 
-/** The methods a `read` key may use; every other method needs a `write` key. */
-export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REALM = 'Bearer realm="restock"';
 
 /**

@@ -6,7 +6,7 @@
  */
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import fp from 'fastify-plugin';
-import { OVERRIDE_HEADER_NAMES } from '../method-override/index.js';
+import { OVERRIDE_HEADER_NAMES } from '../../../api/methods.js';
 import { isPreflight } from './preflight.js';
 
 export interface CorsOptions {

@@ -9,11 +9,12 @@
  */
 import type { FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { OVERRIDE_HEADER_NAMES } from '../../../api/methods.js';
 import type { OverrideWireMethods } from '../../../config/index.js';
 import { appendVary } from '../../vary.js';
-import { applyMethodOverride, isTunnelled, OVERRIDE_HEADER_NAMES, overrideError, wireMethod } from './override.js';
+import { applyMethodOverride, isTunnelled, overrideError, wireMethod } from './override.js';
 
-export { isTunnelled, OVERRIDE_HEADER_NAMES, wireMethod } from './override.js';
+export { isTunnelled, wireMethod } from './override.js';
 
 /**
  * The construction option that rewrites the method: Fastify's `rewriteUrl` is the one

@@ -3,14 +3,12 @@
  * of a raw request to its effective method, remembering the wire method (or the problem).
  */
 import type { IncomingMessage } from 'node:http';
+import { OVERRIDE_HEADER_NAMES } from '../../../api/methods.js';
 import type { OverrideWireMethods } from '../../../config/index.js';
 import { HttpProblem } from '../../problem.js';
 
-/** The request headers that carry an override, lower-cased as Node delivers them. */
+/** The request headers that carry an override (src/api/methods.ts), lower-cased as Node delivers them. */
 export const OVERRIDE_HEADERS = ['http-x-http-method', 'x-http-method', 'x-http-method-override'] as const;
-
-/** The same names as written in docs and `Vary`/CORS headers. */
-export const OVERRIDE_HEADER_NAMES = ['HTTP-X-HTTP-METHOD', 'X-HTTP-Method', 'X-HTTP-Method-Override'] as const;
 
 const ACCEPTED_VALUES = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 

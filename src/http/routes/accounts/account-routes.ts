@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import { accountDocs } from '../../../api/openapi/account-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
 import type { IssuedTokens, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
@@ -21,7 +22,6 @@ import {
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
-import { accountDocs } from '../../openapi/account-operations.js';
 import { registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';

@@ -4,9 +4,9 @@
  * and its change feed.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { operationDocs } from '../../../api/openapi/operations.js';
 import type { Collection } from '../../../core/collection.js';
 import type { RuleOperation } from '../../../core/rules/rule-tree.js';
-import { operationDocs } from '../../openapi/operations.js';
 import { type Operation, registerPaths } from '../../paths.js';
 import { callerOf, tokenExpiryOf } from '../../plugins/access-control/access-control.js';
 import { followChanges } from './change-feed.js';
@@ -20,7 +20,7 @@ import type { CollectionRoutesOptions } from './routes-options.js';
 export type { CollectionRoutesOptions } from './routes-options.js';
 
 /**
- * Registers every path of `collection`, each documented (src/http/openapi/operations.ts);
+ * Registers every path of `collection`, each documented (src/api/openapi/operations.ts);
  * returns what its operations share, for a batch to run them with.
  */
 export function registerCollectionRoutes(

@@ -4,6 +4,7 @@
  * that fails ends the batch with its own problem, its pointers under the operation's index.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { batchDocs } from '../../../../api/openapi/batch-operation.js';
 import type { Catalog } from '../../../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../../../core/collection.js';
 import type { RuleOperation } from '../../../../core/rules/rule-tree.js';
@@ -26,7 +27,6 @@ import {
   type Store,
   type StoredRecord,
 } from '../../../../store/store.js';
-import { batchDocs } from '../../../openapi/batch-operation.js';
 import { registerPaths } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import type { OperationContext } from '../operations/context.js';

@@ -9,7 +9,7 @@
  * The last step of the document's generation: the steps before read the problem kinds back
  * from the descriptions of an operation's own responses (./guards.ts, ./merged-operations.ts).
  */
-import type { ProblemKind } from '../problem.js';
+import type { ProblemKind } from '../problem-types.js';
 import { problemDescription, problemKindsIn } from './responses.js';
 
 /** Where a shared response is, as a `$ref` names it. */

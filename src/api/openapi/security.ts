@@ -1,15 +1,15 @@
 /**
  * Who may call each operation, as the document says it: the security schemes (API keys,
  * accounts' access tokens) and, per operation, the ones it really accepts, read from the
- * route's policy (../route-policy.ts) as the access control reads it
- * (../plugins/access-control/access-control.ts), and from the collection's rules (`x-rules`).
+ * route's policy (src/http/route-policy.ts) as the access control reads it
+ * (src/http/plugins/access-control/access-control.ts), and from the collection's rules (`x-rules`).
  */
 import type { RouteOptions } from 'fastify';
 import type { Catalog } from '../../core/catalog.js';
 import type { Collection } from '../../core/collection.js';
 import type { RuleOperation } from '../../core/rules/rule-tree.js';
-import { READ_METHODS } from '../plugins/access-control/access-control.js';
-import type { ProblemKind } from '../problem.js';
+import { READ_METHODS } from '../methods.js';
+import type { ProblemKind } from '../problem-types.js';
 import { mayAdmitAnonymous } from './rule-anonymous.js';
 
 /** What the access control checks: API keys, access tokens (accounts or an outside provider), collections' rules. */

@@ -1,12 +1,12 @@
 /**
  * What the OpenAPI document says of an account collection's routes (`x-auth`,
- * ../routes/accounts/account-routes.ts): sign in, renew the tokens, sign out. Their bodies are read
+ * src/http/routes/accounts/account-routes.ts): sign in, renew the tokens, sign out. Their bodies are read
  * by the handlers, as the records' are, so these schemas document and never validate.
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
-import type { ProblemKind } from '../problem.js';
+import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import { componentRef, emptyResponse, jsonResponse, problemResponses, requestHeaders } from './responses.js';
 

@@ -8,7 +8,7 @@
  * operations (./tunnelled.ts) reference a required form of it, one component per set of methods.
  */
 import type { OverrideWireMethods } from '../../config/index.js';
-import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/index.js';
+import { OVERRIDE_HEADER_NAMES } from '../methods.js';
 
 const OVERRIDE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

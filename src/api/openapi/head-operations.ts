@@ -5,7 +5,7 @@
  * the GETs (./tunnelled.ts): HEAD carries no override header, which on any wire method but
  * those METHOD_OVERRIDE names is refused. They share a tag of their own, after the
  * collections': a reader meets each collection's operations once, and the HEAD forms
- * together, where the reference page folds them (../routes/docs-page.ts).
+ * together, where the reference page folds them (src/http/routes/docs-page.ts).
  */
 import type { Operation, Response } from './merged-operations.js';
 import { overrideReferences } from './override-parameters.js';

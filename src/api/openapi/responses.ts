@@ -3,8 +3,8 @@
  * the problems an operation can end in.
  */
 import { type TSchema, Type } from 'typebox';
-import { OVERRIDE_HEADER_NAMES } from '../plugins/method-override/override.js';
-import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
+import { OVERRIDE_HEADER_NAMES } from '../methods.js';
+import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem-types.js';
 import { PROBLEM_COMPONENT_ID } from './problem-component.js';
 
 /** A response in the shape @fastify/swagger documents. */

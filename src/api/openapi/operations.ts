@@ -7,7 +7,7 @@ import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
-import type { ProblemKind } from '../problem.js';
+import type { ProblemKind } from '../problem-types.js';
 import { createDocs } from './create-operations.js';
 import { componentNames } from './record-components.js';
 import {
@@ -22,14 +22,14 @@ import {
 
 /**
  * The body types every write takes: JSON, and any structured `+json` type, which the
- * server reads as JSON too (../plugins/json-body.ts). `application/*+json` is a range in
+ * server reads as JSON too (src/http/plugins/json-body.ts). `application/*+json` is a range in
  * the style OpenAPI's media type keys allow, so that a validator does not refuse them.
  */
 const JSON_BODIES = ['application/json', 'application/*+json'];
 
 /**
  * The id in an item path, as the server reads it: a positive integer up to 2^53 - 1, in
- * decimal. Fastify takes it as text (../routes/records/request-shapes.ts) so that any other
+ * decimal. Fastify takes it as text (src/http/routes/records/request-shapes.ts) so that any other
  * text names no record (404) rather than being malformed (400); the document types it an
  * integer, which generated clients and validating proxies then check before sending.
  */

@@ -6,7 +6,7 @@
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Catalog } from '../../core/catalog.js';
-import type { ProblemKind } from '../problem.js';
+import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import {
   componentRef,

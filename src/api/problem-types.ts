@@ -217,3 +217,6 @@ export const PROBLEM_TYPES = {
 } as const satisfies Record<string, { status: number; title: string; description: string }>;
 
 export type ProblemKind = keyof typeof PROBLEM_TYPES;
+
+/** Where the description of each problem type is served (src/http/routes/service.ts). */
+export const problemTypeUri = (kind: ProblemKind): string => `/problems/${kind}`;

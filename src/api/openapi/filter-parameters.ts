@@ -12,7 +12,7 @@ import { RESERVED } from '../../records/list-query.js';
 import { queryFieldsOf } from '../../records/query-fields.js';
 import { FILTER_OPERATORS, OPERATORS } from '../../store/filter-operators.js';
 
-/** Query names the change feed reads itself (../routes/records/change-feed.ts), never filters. */
+/** Query names the change feed reads itself (src/http/routes/records/change-feed.ts), never filters. */
 const FEED_NAMES = ['since', 'access_token'];
 
 /** A filter's value: text on the wire, read as JSON when it is a number, true, false, null or quoted. */

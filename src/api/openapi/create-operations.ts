@@ -8,7 +8,7 @@ import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
-import type { ProblemKind } from '../problem.js';
+import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import {
   componentRef,

@@ -1,7 +1,7 @@
 /**
  * The refusals of the guards in front of the routes, documented on each operation, with who
  * may call it (./security.ts): the guards are hooks, not part of any route's docs, so each
- * route's own `config` (the policy the guards read, ../route-policy.ts), whether the guards
+ * route's own `config` (the policy the guards read, src/http/route-policy.ts), whether the guards
  * are on, and the collections' rules say which apply.
  */
 import type { SwaggerTransform } from '@fastify/swagger';
@@ -23,7 +23,7 @@ export interface GuardsOn {
  * 429 when the request budget is on and the route is in it; once anything is checked (keys,
  * tokens or rules), 401 on every route but the public ones (a wrong credential is refused
  * even where reads are public), and 403 where the credential sent may not do it. Where the
- * route's own docs (its `swaggerTransform`, ../paths.ts) name a status too, a problem
+ * route's own docs (its `swaggerTransform`, src/http/paths.ts) name a status too, a problem
  * response names the kinds of both. An onRoute hook: it sees each route's policy as declared.
  */
 export function documentGuards(route: RouteOptions, guards: GuardsOn, catalog: Catalog): void {

@@ -15,7 +15,7 @@
  *
  * The forms of their own share a tag, after the collections' (the widened operations stay
  * in their collection's): a reader meets each collection's operations once, and the
- * tunnelled forms together, where the reference page folds them (../routes/docs-page.ts).
+ * tunnelled forms together, where the reference page folds them (src/http/routes/docs-page.ts).
  */
 import type { OverrideWireMethods } from '../../config/index.js';
 import type { Collection } from '../../core/collection.js';
