@@ -1,7 +1,7 @@
 /**
  * `?filter=` against the rules' evaluator, on both stores: a random expression over random
  * records, printed as text and read as a list's query (src/records/list-query.ts, then
- * list-filter.ts and the list rules' compiler), lists exactly the records rule-eval.ts says
+ * list-filter.ts and the list rules' compiler), lists exactly the records filter-holds.ts says
  * it holds for in JavaScript, and counts as many; beside a random shorthand filter too. And
  * the planner's verdict on a filter is its shorthand's.
  */
@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Operand, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
 import { parseListQuery } from '../src/records/list-query.js';
-import { ruleHolds } from '../src/records/rules/rule-eval.js';
+import { ruleHolds } from '../src/records/rules/filter-holds.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';

@@ -1,7 +1,7 @@
 /**
  * List rules in the store's query (src/records/rules/list-rule.ts), on both stores: random
  * rules over random records, with a random caller, list exactly the records the rule holds
- * for in JavaScript (src/records/rules/rule-eval.ts), and count as many; then an owner rule
+ * for in JavaScript (src/records/rules/filter-holds.ts), and count as many; then an owner rule
  * paged by keyset, a rule beside an ordinary filter and a search, and a rule's share in the
  * planner's verdict.
  */
@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseRule } from '../src/core/rules/rule-syntax.js';
 import type { Operand, RuleAuth, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
+import { ruleHolds } from '../src/records/rules/filter-holds.js';
 import { listRuleFilter, withListRule } from '../src/records/rules/list-rule.js';
-import { ruleHolds } from '../src/records/rules/rule-eval.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ListQuery, Records, Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
