@@ -14,7 +14,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { runCommand } from '../src/commands/commands.js';
 import { recordTypes } from '../src/commands/types.js';
-import { diagnostics, PREAMBLE } from './helpers/client-types.js';
+import { CLIENT, diagnostics, PREAMBLE } from './helpers/client-types.js';
 
 describe('client types generated from the example store', () => {
   it('type records, list queries, changes and sign-ins by collection', async () => {
@@ -111,6 +111,33 @@ describe('client types generated from the example store', () => {
       // @ts-expect-error: not a tuple: a third record may be there
       const [, , third]: [unknown, unknown] = await products.create([{ name: 'a' }, { name: 'b' }]);
       void third;
+    }`);
+    assert.deepEqual(found, []);
+  });
+
+  it('check the fields, operators and values of filter expressions built with where()', async () => {
+    const found = await diagnostics(`import { where } from '${CLIENT}';
+      ${PREAMBLE}
+      const w = where<Collections['products']>();
+      const cheapOrToys = w.or({ price: { gt: 100 }, stock: { gt: 0 } }, w.not({ currency: { in: ['EUR', null] } }));
+      await products.page({ filter: w.and(cheapOrToys, { name: 'Tea', id: { lte: 9 } }) });
+      for await (const change of products.subscribe({ filter: w.not({ sku: null }) })) void change;
+      const untyped = where<Record<string, unknown>>().or({ anything: { gte: 1 } }, { other: 'x' });
+      // @ts-expect-error: no field "pricee"
+      w.or({ pricee: { gt: 100 } }, { name: 'Tea' });
+      // @ts-expect-error: price is a number
+      w.and({ price: { lt: 'abc' } });
+      // @ts-expect-error: not a currency
+      w.not({ currency: 'EURO' });
+      // @ts-expect-error: the language has no startsWith
+      w.and({ name: { startsWith: 'T' } });
+      // @ts-expect-error: contains is for array fields in an expression
+      w.and({ name: { contains: 'ea' } });
+      // @ts-expect-error: a plain string's fields are unchecked, so it is no clause
+      w.not('pricee > 1');
+      // @ts-expect-error: an expression over orders is no clause of one over products
+      w.and(where<Collections['orders']>().and({ status: 'paid' }));
+      return untyped;
     }`);
     assert.deepEqual(found, []);
   });

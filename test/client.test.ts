@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { type ChangeEvent, createClient, etagOf, OVERRIDE_HEADER, ProblemError } from '../packages/client/src/index.js';
+import {
+  type ChangeEvent,
+  createClient,
+  etagOf,
+  OVERRIDE_HEADER,
+  ProblemError,
+  where,
+} from '../packages/client/src/index.js';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { WRITE_KEY, withKeys } from './helpers/keys.js';
@@ -188,6 +195,42 @@ for (const kind of STORE_KINDS) {
       } finally {
         await proxy.close();
       }
+    });
+
+    it('follows and lists by a filter expression, as a string and built with where(), alike', async () => {
+      type Batched = Product & { batch?: string };
+      const products = createClient<{ products: Batched }>({ baseUrl: origin }).collection('products');
+      const w = where<Batched>();
+      const built = w.and({ batch: 'expr' }, w.or({ price: { gt: 40 } }, w.not({ price: { gte: 10 } })));
+      assert.equal(built, '(batch == "expr" && (price > 40 || !(price >= 10)))');
+      const written = "batch = 'expr' && (price > 40 || !(price >= 10))";
+      const stop = new AbortController();
+      const seen = new Map<string, string[]>([
+        [written, []],
+        [built, []],
+      ]);
+      // From the log's start (since 0), so that neither feed can miss a change made below.
+      const following = [...seen].map(async ([filter, into]) => {
+        for await (const change of products.subscribe({ since: 0, filter, signal: stop.signal }))
+          if (change.type !== 'reset') into.push(`${change.type} ${change.record.name}`);
+      });
+      const cheap = await products.create({ name: 'cheap', batch: 'expr', price: 5 });
+      await products.create({ name: 'middling', batch: 'expr', price: 20 });
+      const dear = await products.create({ name: 'dear', batch: 'expr', price: 45 });
+      await products.create({ name: 'unpriced', batch: 'expr' });
+      await products.create({ name: 'elsewhere', batch: 'other', price: 50 });
+      await products.update(dear, { price: 30 });
+      await products.update(cheap, { price: 4 });
+      const expected = ['created cheap', 'created dear', 'created unpriced', 'deleted dear', 'updated cheap'];
+      await until(() => [...seen.values()].every((events) => events.length >= expected.length));
+      stop.abort();
+      await Promise.all(following);
+      for (const [filter, events] of seen) assert.deepEqual(events, expected, filter);
+
+      const names = async (filter: string) =>
+        (await products.page({ filter, sort: 'name' })).records.map((p) => p.name);
+      assert.deepEqual(await names(built), ['cheap', 'unpriced']);
+      assert.deepEqual(await names(written), await names(built));
     });
 
     it('throws ProblemError with the problem document restock sent', async () => {

@@ -1,7 +1,8 @@
 /**
  * List rules in the store's query (src/records/rules/list-rule.ts), on both stores: random
  * rules over random records, with a random caller, list exactly the records the rule holds
- * for in JavaScript (src/records/rules/rule-eval.ts), and count as many; then an owner rule
+ * for, read off its tree (ruleMeaning in test/helpers/rule-trees.ts), which the evaluator in
+ * JavaScript (src/records/rules/filter-holds.ts) finds too, and count as many; then an owner rule
  * paged by keyset, a rule beside an ordinary filter and a search, and a rule's share in the
  * planner's verdict.
  */
@@ -10,12 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseRule } from '../src/core/rules/rule-syntax.js';
 import type { Operand, RuleAuth, RuleNode, RuleValue } from '../src/core/rules/rule-tree.js';
+import { ruleHolds } from '../src/records/rules/filter-holds.js';
 import { listRuleFilter, withListRule } from '../src/records/rules/list-rule.js';
-import { ruleHolds } from '../src/records/rules/rule-eval.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ListQuery, Records, Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
-import { asRule, compare, ids, order, printRule, ruleTrees } from './helpers/rule-trees.js';
+import { asRule, compare, ids, order, printRule, ruleMeaning, ruleTrees } from './helpers/rule-trees.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -121,7 +122,8 @@ for (const kind of STORE_KINDS) {
           const node = JSON.parse(JSON.stringify(generated)) as RuleNode;
           assert.deepEqual(parseRule(print(node), { source: 'test', operation: 'update' }), node);
           const context = { auth: auth as RuleAuth | null, ...(body && { body }) };
-          const expected = ids(records.filter((record) => ruleHolds(node, { ...context, record })));
+          const expected = ids(records.filter((record) => ruleMeaning(node, { ...context, record })));
+          assert.deepEqual(ids(records.filter((record) => ruleHolds(node, { ...context, record }))), expected);
           const filter = listRuleFilter(node, context.auth, body);
           if (typeof filter === 'boolean') {
             assert.deepEqual(expected, filter ? ids(records) : []);
@@ -206,7 +208,8 @@ for (const kind of STORE_KINDS) {
       for (const text of rules) {
         const node = listRule(text);
         for (const auth of auths) {
-          const expected = ids(records.filter((record) => ruleHolds(node, { auth, record })));
+          const expected = ids(records.filter((record) => ruleMeaning(node, { auth, record })));
+          assert.deepEqual(ids(records.filter((record) => ruleHolds(node, { auth, record }))), expected, text);
           const filter = listRuleFilter(node, auth);
           const found =
             typeof filter === 'boolean'

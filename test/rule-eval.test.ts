@@ -1,5 +1,5 @@
 /**
- * Record rules evaluated in JavaScript (src/records/rules/rule-eval.ts): typed comparisons
+ * Record rules evaluated in JavaScript (src/records/rules/filter-holds.ts): typed comparisons
  * as the filter operators make them, null and missing fields, `in` with a list and with a
  * field holding an array, a field alone as `== true`, and callers without credentials, for
  * whom no comparison with `auth.*` holds.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseRule } from '../src/core/rules/rule-syntax.js';
 import type { RuleAuth, RuleOperation } from '../src/core/rules/rule-tree.js';
-import { ruleHolds } from '../src/records/rules/rule-eval.js';
+import { ruleHolds } from '../src/records/rules/filter-holds.js';
 
 interface Context {
   auth?: RuleAuth | null;

@@ -5,8 +5,8 @@
  * feeds share one buffer, which the sockets write without copying.
  */
 import type { Change, Condition, RuleFilter, StoredRecord } from '../store/store.js';
-import { matches, matchesRule } from './record-match.js';
 import { renderRecord } from './render.js';
+import { filterHolds, queryFilter, storedValues } from './rules/filter-holds.js';
 
 const frames = new WeakMap<Change, Buffer>();
 const departures = new WeakMap<Change, Buffer>();
@@ -22,9 +22,10 @@ type Fields = Record<string, unknown>;
  * feed last saw it; otherwise none.
  */
 export function eventFor(change: Change, where: readonly Condition[], rule?: RuleFilter): Buffer | undefined {
+  // One tree, decided by the evaluator the record rules use; a feed without filters parses nothing.
+  const filter = where.length === 0 && rule === undefined ? undefined : queryFilter(where, rule);
   const fits = (fields: () => Fields) =>
-    (where.length === 0 || matches(change.record, fields(), where)) &&
-    (rule === undefined || matchesRule(change.record, fields(), rule));
+    filter === undefined || filterHolds(filter, storedValues(change.record, fields()));
   if (fits(() => parsedNow(change))) {
     return memo(frames, change, () => encode(change, change.kind, renderRecord(change.record)));
   }

@@ -4,7 +4,8 @@
  * read by the rules' parser, within the rules' bounds, and becomes the store's conditions the
  * way a list rule does (./rules/list-rule.ts): what must all hold joins the shorthand filters
  * (`field[op]=value`), the rest is the query's tree of conditions. So one compiler writes its
- * SQL on both stores, and rule-eval.ts decides the same in JavaScript.
+ * SQL on both stores, and one evaluator (./rules/filter-holds.ts) decides the same tree in
+ * JavaScript for the change feed.
  */
 import { MAX_RULE_DEPTH, MAX_RULE_LENGTH, parseFilterExpression } from '../core/rules/rule-syntax.js';
 import type { Operand, RuleNode } from '../core/rules/rule-tree.js';

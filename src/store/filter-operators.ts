@@ -1,8 +1,9 @@
 /**
  * Every filter operator (`field[op]=value`), declared once: how its value is read from a
- * query, which values it refuses, and what it means, as the test the change feed applies in
- * JavaScript. The query parser (src/records/list-query.ts), the feed's matcher
- * (src/records/record-match.ts) and the OpenAPI document read this table; only the SQL
+ * query, which values it refuses, and what it means, as the test JavaScript applies (for the
+ * change feed and the record rules). The query parser (src/records/list-query.ts), the one
+ * evaluator of conditions (src/records/rules/filter-holds.ts) and the OpenAPI document read
+ * this table; only the SQL
  * (src/store/sql/list-terms.ts) and the client's types are written beside it.
  *
  * Comparisons are typed: a number only ever equals or orders against numbers, a string

@@ -10,7 +10,8 @@ import ts from 'typescript';
 import { recordTypes } from '../../src/commands/types.js';
 import { strictProgram } from './strict-program.js';
 
-const CLIENT = fileURLToPath(new URL('../../packages/client/src/index.js', import.meta.url));
+/** The client's entry, for a usage importing more than `createClient`. */
+export const CLIENT = fileURLToPath(new URL('../../packages/client/src/index.js', import.meta.url));
 
 /** The compiler's complaints about `usage`, a module beside the generated types. */
 export async function diagnostics(usage: string): Promise<string[]> {

@@ -1,10 +1,11 @@
 /**
- * Random rule trees for the property tests that hold the stores' SQL to the rules' evaluator
- * in JavaScript (test/list-rules.test.ts, test/list-filter-property.test.ts): the tree's
- * shape, its text, and stored records as a rule reads them.
+ * Random rule trees for the property tests that hold the stores' SQL and the evaluator in
+ * JavaScript to a rule's meaning (test/list-rules.test.ts, test/list-filter-property.test.ts):
+ * the tree's shape, its text, its meaning, and stored records as a rule reads them.
  */
 import fc from 'fast-check';
 import type { Comparison, Operand, RuleNode, RuleValue } from '../../src/core/rules/rule-tree.js';
+import { callerless, comparisonHolds, operandValue, type RuleContext } from '../../src/records/rules/rule-eval.js';
 import type { StoredRecord } from '../../src/store/store.js';
 
 export const order = fc.constantFrom<Comparison>('==', '!=', '<', '<=', '>', '>=');
@@ -55,3 +56,25 @@ export const asRule = (record: StoredRecord): Record<string, unknown> & { id: nu
 
 /** The ids of `records`, in ascending order. */
 export const ids = (records: readonly { id: number }[]) => records.map((r) => r.id).sort((x, y) => x - y);
+
+/**
+ * What a rule means, read off its tree: each comparison decided for its operands' values.
+ * Both SQL and the evaluator (src/records/rules/filter-holds.ts) run the tree compiled into
+ * conditions (src/records/rules/list-rule.ts), so the property tests hold both to this,
+ * which shares no step of that compilation.
+ */
+export function ruleMeaning(node: RuleNode, context: RuleContext): boolean {
+  switch (node.kind) {
+    case 'const':
+      return node.value;
+    case 'and':
+      return node.items.every((item) => ruleMeaning(item, context));
+    case 'or':
+      return node.items.some((item) => ruleMeaning(item, context));
+    case 'not':
+      return !ruleMeaning(node.item, context);
+    case 'compare':
+      if (callerless(node, context)) return false;
+      return comparisonHolds(node.op, operandValue(node.left, context), operandValue(node.right, context));
+  }
+}

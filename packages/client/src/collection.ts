@@ -145,10 +145,13 @@ export class CollectionClient<
    * The collection's changes as they commit, in order, from the next one (or after `since`),
    * reconnecting when the connection breaks: it resumes after the last change the loop has
    * seen, so none is missed or repeated; a `reset` says the feed could not go back that far.
-   * Stop with `break` or `signal`.
+   * Stop with `break` or `signal`. `filter` is a list's: by field, or an expression
+   * (a string, or one built with `where`), sent as `?filter=`.
    */
-  subscribe(options: SubscribeOptions & { filter?: Filter<T> } = {}): AsyncGenerator<ChangeEvent<T>, void, undefined> {
-    const path = `/${this.name}/events/${queryString({ ...(options.filter && { filter: options.filter }) })}`;
+  subscribe(
+    options: SubscribeOptions & { filter?: Filter<T> | string } = {},
+  ): AsyncGenerator<ChangeEvent<T>, void, undefined> {
+    const path = `/${this.name}/events/${queryString({ ...(options.filter !== undefined && { filter: options.filter }) })}`;
     return followFeed<T>(this.#transport, path, options);
   }
 

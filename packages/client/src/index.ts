@@ -57,6 +57,8 @@ export type {
   AnyReferences,
   Condition,
   ExpandName,
+  ExpressionCondition,
+  ExpressionFilter,
   FieldName,
   FieldPath,
   Filter,
@@ -82,6 +84,7 @@ export type {
 } from './stored.js';
 export { type ClientOptions, OVERRIDE_HEADER, type RequestOptions } from './transport.js';
 export { etagOf } from './versions.js';
+export { type Clause, type FilterText, type Where, where } from './where.js';
 
 /** The collections a client knows, by plural name, with the fields of their records. */
 export type Collections<C> = { [K in keyof C]: object };

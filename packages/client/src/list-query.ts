@@ -17,7 +17,8 @@ export interface ListQuery<T = Record<string, unknown>, R = Record<string, strin
   /**
    * By field (dotted for nested ones): a value for equality, or operators; or an expression
    * of restock's filter language, sent as `?filter=`: `"(price > 100 && stock > 0) || category = 'toys'"`.
-   * An expression's field names are not checked against `T` yet: a typo there is a `400`.
+   * A string's field names are not checked against `T` (a typo there is a `400`); those of
+   * an expression built with `where<T>()` (./where.ts) are.
    */
   filter?: Filter<T> | string;
   /** Field names, `-` first for descending: `['-price', 'name']`. */

@@ -99,6 +99,21 @@ export type Filter<T> =
     ? Record<string, Scalar | Operators>
     : { [P in FieldPath<Queried<T>>]?: Condition<ValueAt<Queried<T>, P>> };
 
+/**
+ * A field's condition in a filter expression (./where.ts): as in {@link Filter}, without
+ * `startsWith`, which the language lacks, and with `contains` for array fields only (the
+ * language's `"x" in tags`).
+ */
+export type ExpressionCondition<V> = [NonNullable<V>] extends [readonly unknown[]]
+  ? Condition<V>
+  : Exclude<Condition<V>, object> | Omit<OperatorsFor<NonNullable<V>>, 'contains' | 'startsWith'>;
+
+/** Conditions by field that must all hold, as a clause of a filter expression. */
+export type ExpressionFilter<T> =
+  Untyped<T> extends true
+    ? Record<string, Scalar | Omit<Operators, 'contains' | 'startsWith'>>
+    : { [P in FieldPath<Queried<T>>]?: ExpressionCondition<ValueAt<Queried<T>, P>> };
+
 /** The fields a list can be ordered by: those holding a number, text or a boolean. */
 export type SortField<T> = {
   [P in FieldPath<Queried<T>>]: NonNullable<ValueAt<Queried<T>, P>> extends string | number | boolean ? P : never;

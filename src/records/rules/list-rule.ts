@@ -4,9 +4,10 @@
  * `ownerId == auth.id || auth.role == 'staff'` is no condition for staff and `ownerId eq 7`
  * for account 7. What must all hold goes in the query's `where`, where the planner, the
  * indexes and keyset paging treat it as the filter `?ownerId=7`; the rest is the query's
- * `rule`, a tree of conditions. Each comparison is decided as ./rule-eval.ts decides it (one
- * with `auth.*` is false for a caller without credentials), so a listed record is one the
- * rule holds for, and the other way round.
+ * `rule`, a tree of conditions. A rule for one record (a view, an update) is compiled the
+ * same way and what is left evaluated in JavaScript (./filter-holds.ts), so a listed record
+ * is one the rule holds for, and the other way round. A comparison of values in hand is
+ * decided by ./rule-eval.ts (one with `auth.*` is false for a caller without credentials).
  */
 
 import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
@@ -36,11 +37,11 @@ import {
 export type ListRule = boolean | { readonly where: readonly Condition[]; readonly rule?: RuleFilter };
 
 /** What a rule leaves once its values are in: decided, or a tree of conditions. */
-type Residue = boolean | RuleFilter;
+export type Residue = boolean | RuleFilter;
 
 /** `node` for a caller (`auth` null: anonymous) and, on a write, its body, in the store's terms. */
 export function listRuleFilter(node: RuleNode, auth: RuleAuth | null, body?: object): ListRule {
-  const residue = fold(node, { auth, ...(body && { body }) });
+  const residue = compileRule(node, { auth, ...(body && { body }) });
   if (typeof residue === 'boolean') return residue;
   const items = 'and' in residue ? residue.and : [residue];
   const where = items.filter(isCondition);
@@ -55,19 +56,23 @@ export function withListRule(query: ListQuery, rule: Exclude<ListRule, boolean>)
   return { ...query, where: [...query.where, ...rule.where], ...(both && { rule: both }) };
 }
 
-/** Its recursion is as deep as the tree, which the parser bounds. */
-function fold(node: RuleNode, values: RuleContext): Residue {
+/**
+ * `node` with its caller's and body's values put in and folded (the record's fields are
+ * left as conditions): decided, or the tree of conditions both SQL and JavaScript
+ * (./filter-holds.ts) evaluate. Its recursion is as deep as the tree, which the parser bounds.
+ */
+export function compileRule(node: RuleNode, values: RuleContext): Residue {
   switch (node.kind) {
     case 'const':
       return node.value;
     case 'not':
-      return negate(fold(node.item, values));
+      return negate(compileRule(node.item, values));
     case 'and':
     case 'or': {
       const decisive = node.kind === 'or';
       const kept: RuleFilter[] = [];
       for (const item of node.items) {
-        const residue = fold(item, values);
+        const residue = compileRule(item, values);
         if (residue === decisive) return decisive;
         if (typeof residue === 'boolean') continue;
         const nested = decisive ? 'or' in residue && residue.or : 'and' in residue && residue.and;

@@ -12,8 +12,8 @@ import type { RuleAuth, RuleOperation } from '../../core/rules/rule-tree.js';
 import { systemFieldsOf } from '../../core/system-fields.js';
 import type { ListQuery, StoredRecord, WriteConditions } from '../../store/store.js';
 import { Refusal } from '../refusal.js';
+import { ruleHolds } from './filter-holds.js';
 import { listRuleFilter, withListRule } from './list-rule.js';
-import { ruleHolds } from './rule-eval.js';
 
 /** Who is asking: a service with an API key, or a person (signed in, or not: `auth` null). */
 export type Caller = { readonly kind: 'key'; readonly scope: 'read' | 'write' } | { readonly auth: RuleAuth | null };

@@ -1,11 +1,13 @@
 /**
- * A record rule (src/core/rules/rule-tree.ts) evaluated in JavaScript, against the caller's
- * claims, the record and a write's body. Every comparison is the filter operators' own
- * (src/store/filter-operators.ts), so a rule means here what it means in SQL, where a list
- * rule runs as filters (./list-rule.ts), which reads its comparisons of values from here.
+ * What a record rule's comparisons mean (src/core/rules/rule-tree.ts): an operand's value
+ * read from the caller's claims, the record or a write's body, and a comparison decided for
+ * values in hand. Every comparison is the filter operators' own
+ * (src/store/filter-operators.ts), so a rule means here what it means in SQL. A whole rule
+ * is compiled into conditions (./list-rule.ts), which ./filter-holds.ts evaluates for one
+ * record and the SQL core for a list.
  */
 import { isObject } from '../../core/is-object.js';
-import type { Comparison, Operand, RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
+import type { Comparison, Operand, RuleAuth } from '../../core/rules/rule-tree.js';
 import { FILTER_OPERATORS, type JsonScalar } from '../../store/filter-operators.js';
 
 /**
@@ -23,23 +25,6 @@ export const OPERATOR_OF = { '==': 'eq', '!=': 'ne', '<': 'lt', '<=': 'lte', '>'
 
 /** A comparison with its sides swapped: `5 < price` is `price > 5`. */
 export const SWAPPED = { '==': '==', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
-
-/** Whether `node` holds; its recursion is as deep as the tree, which the parser bounds. */
-export function ruleHolds(node: RuleNode, context: RuleContext): boolean {
-  switch (node.kind) {
-    case 'const':
-      return node.value;
-    case 'and':
-      return node.items.every((item) => ruleHolds(item, context));
-    case 'or':
-      return node.items.some((item) => ruleHolds(item, context));
-    case 'not':
-      return !ruleHolds(node.item, context);
-    case 'compare':
-      if (callerless(node, context)) return false;
-      return comparisonHolds(node.op, operandValue(node.left, context), operandValue(node.right, context));
-  }
-}
 
 /**
  * Whether a comparison is false before any value is read: it has an `auth.*` side and the
