@@ -14,7 +14,7 @@ import { IdParamsShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
 
 export function modifyOperation(context: OperationContext): Operation {
-  const { options, kit, idOf, notFound } = context;
+  const { kit, idOf } = context;
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply) {
@@ -24,21 +24,21 @@ export function modifyOperation(context: OperationContext): Operation {
       const secret = password === undefined ? undefined : await context.hash(request, password);
       const ifMatch = request.headers['if-match'];
       const conditions = mergeConditions(kit, callerOf(request), id, { ifMatch, patch, secret });
-      const record = await options.records.merge(id, patch, conditions);
-      if (!record) throw notFound(id);
+      const record = await kit.records.merge(id, patch, conditions);
+      if (!record) throw kit.notFound(id);
       return sendRecord(reply, 200, record);
     },
   };
 }
 
-export function removeOperation({ options, kit, idOf, notFound }: OperationContext): Operation {
+export function removeOperation({ kit, idOf }: OperationContext): Operation {
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
       const conditions = removeConditions(kit, callerOf(request), id, request.headers['if-match']);
-      const record = await options.records.remove(id, conditions);
-      if (!record) throw notFound(id);
+      const record = await kit.records.remove(id, conditions);
+      if (!record) throw kit.notFound(id);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();
       }
