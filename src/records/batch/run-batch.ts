@@ -7,9 +7,9 @@ import { collectionPaths } from '../../core/collection.js';
 import type { RuleOperation } from '../../core/rules/rule-tree.js';
 import { type BatchPlan, type BatchResult, BatchStepError, type Store, type StoredRecord } from '../../store/store.js';
 import { etagOf } from '../conditional.js';
-import type { RecordKit, RulePolicy } from '../operations/index.js';
+import type { RecordKit } from '../operations/index.js';
 import { renderRecord } from '../render.js';
-import type { Caller } from '../rules/record-access.js';
+import type { Caller, RulePolicy } from '../rules/record-access.js';
 import type { BatchAction, BatchOperation } from './batch-operations.js';
 import { batchSteps } from './batch-steps.js';
 import type { ReadiedOperation } from './readied-operations.js';
@@ -24,7 +24,7 @@ const RULE_OF: Record<BatchAction, RuleOperation> = {
 
 /** The policy the collection's rules set on `operation`, as on the same request sent alone. */
 export function operationPolicy(kit: RecordKit, operation: BatchOperation): RulePolicy {
-  return kit.policy(RULE_OF[operation.action]);
+  return kit.access.policy(RULE_OF[operation.action]);
 }
 
 /**

@@ -6,6 +6,5 @@ export {
   type RecordKit,
   type RecordKitOptions,
   type RecordLimits,
-  type RulePolicy,
   recordKits,
 } from './record-kit.js';

@@ -1,14 +1,13 @@
 /**
  * What every operation on one collection's records is readied with, made once per
  * collection from the catalog: its records in the store, its access rules (one
- * {@link RecordAccess}), the policy its rules set on each operation, its checks, its limits
- * and the names a request may use (its query fields, its references). A request alone and
- * each operation of a batch are readied with the same kit by the same functions
- * (./prepare.ts, ./reads.ts, ../batch/batch-steps.ts).
+ * {@link RecordAccess}, which also says the policy its rules set on each operation), its
+ * checks, its limits and the names a request may use (its query fields, its references).
+ * A request alone and each operation of a batch are readied with the same kit by the same
+ * functions (./prepare.ts, ./reads.ts, ../batch/batch-steps.ts).
  */
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
-import type { RuleOperation } from '../../core/rules/rule-tree.js';
 import type { Records, Store } from '../../store/store.js';
 import { type PasswordHasher, refusePasswordInBulk, takePassword } from '../accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../bulk-create.js';
@@ -19,9 +18,6 @@ import { type RecordChecks, recordChecks } from '../record-checks.js';
 import type { Refusal } from '../refusal.js';
 import { type Caller, notFound, RecordAccess } from '../rules/record-access.js';
 import { viewableSource } from '../rules/viewable-source.js';
-
-/** Where the collection has rules, whether its rule decides an operation for a caller without a key (`apply`) or a key is needed (`keys`); nothing where it has none. */
-export type RulePolicy = { readonly rules?: 'apply' | 'keys' };
 
 export interface RecordLimits {
   /** Largest record, its fields as compact JSON in bytes, that a create or change may leave. */
@@ -55,8 +51,6 @@ export interface RecordKit {
   readonly costlyQueries: InFlightGate;
   /** Where `expand=` finds the records references name, embedding only those `caller` may view. */
   viewable(caller: Caller): ExpandSource;
-  /** The policy the collection's rules set on `operation`, for the caller to be authorized by. */
-  policy(operation: RuleOperation): RulePolicy;
   /** The problem for a record that is not there, or that the caller may not see. */
   notFound(id: string | number): Refusal;
   /** A create's or change's fields without the password, and the password, checked, if sent. */
@@ -97,12 +91,12 @@ function recordKit(
     paths: [...collection.indexes, ...collection.unique].map((field) => field.path),
     maxBytes: limits.maxIndexedValueBytes,
   };
-  const ruled = Object.keys(collection.rules).length > 0;
+  const access = new RecordAccess(collection);
   return {
     collection,
     records,
     paths: collectionPaths(collection),
-    access: new RecordAccess(collection),
+    access,
     checks: recordChecks(collection, indexed),
     indexed,
     limits,
@@ -117,7 +111,6 @@ function recordKit(
     referenceNames: collection.references.map((reference) => reference.name),
     costlyQueries,
     viewable,
-    policy: (operation) => (ruled ? { rules: collection.rules[operation] ? 'apply' : 'keys' } : {}),
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
     passwordless(item, index) {

@@ -30,7 +30,7 @@ export function registerCollectionRoutes(
   const op = operations(context);
   // Each method's policy, as a batch's operation gets it: where the collection has rules, its rule decides, or a key is needed.
   const withDocs = (operation: Operation, more: FastifySchema, rule: RuleOperation): Operation => {
-    const policy = options.kit.policy(rule);
+    const policy = options.kit.access.policy(rule);
     return { ...operation, docs: more, ...(policy.rules !== undefined && { policy }) };
   };
   const list = withDocs(op.list, docs.list, 'list');
