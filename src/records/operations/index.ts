@@ -8,3 +8,4 @@ export {
   type RecordLimits,
   recordKits,
 } from './record-kit.js';
+export { changeRecord, createRecords, removeRecord } from './record-writes.js';

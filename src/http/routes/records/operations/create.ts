@@ -5,9 +5,14 @@
  * readied as a batch's create is (src/records/operations/).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createAll } from '../../../../records/bulk-create.js';
-import { idempotently, readyBulk, readyCreate, sentFields } from '../../../../records/operations/index.js';
-import type { IdempotentCreate, StoredRecord } from '../../../../store/store.js';
+import {
+  createRecords,
+  idempotently,
+  readyBulk,
+  readyCreate,
+  sentFields,
+} from '../../../../records/operations/index.js';
+import type { StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { objectBody } from '../../../plugins/json-body.js';
@@ -17,7 +22,7 @@ import type { OperationContext } from './context.js';
 
 export function createOperation(context: OperationContext): Operation {
   const { options, kit } = context;
-  const { records, paths, bulk } = kit;
+  const { paths } = kit;
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
       ? sendCreated(reply, record)
@@ -37,19 +42,16 @@ export function createOperation(context: OperationContext): Operation {
 
   return {
     async handler(request, reply) {
-      const { texts, data = `[${texts?.join(',')}]`, password, secret } = await prepare(request);
-      const write = (claim?: IdempotentCreate): Promise<StoredRecord | StoredRecord[]> =>
-        texts ? createAll(texts, bulk, () => records.createMany(texts, claim)) : records.create(data, claim, secret);
+      const ready = await prepare(request);
+      const { texts, data = `[${texts?.join(',')}]`, password } = ready;
       const what = () => ({
         method: request.method,
         path: paths.create,
         body: data,
         ...(password !== undefined && { password }),
       });
-      const done = await idempotently(
-        idempotencyOf(request, options.idempotencyKeys, options.idempotency, what),
-        write,
-      );
+      const keyed = idempotencyOf(request, options.idempotencyKeys, options.idempotency, what);
+      const done = await idempotently(keyed, (claim) => createRecords(kit, ready, claim));
       if (done.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), done.record);
       return created(reply, done.result);
     },
