@@ -1,4 +1,11 @@
-/** A record's writes readied once for every path: a request alone and each operation of a batch. */
+/** A record's life readied once for every path: a request alone and each operation of a batch. */
 export { type IdempotencyOf, type IdempotentResult, idempotently } from './idempotent-write.js';
 export { mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
-export { type RulePolicy, type WriteKit, type WriteLimits, writeKit } from './write-kit.js';
+export { type ReadPage, type ReadRecord, readList, readRecord } from './reads.js';
+export {
+  type RecordKit,
+  type RecordKitOptions,
+  type RecordLimits,
+  recordKits,
+} from './record-kit.js';
+export { changeRecord, createRecords, removeRecord } from './record-writes.js';

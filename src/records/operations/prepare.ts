@@ -7,15 +7,15 @@
 import { isObject } from '../../core/is-object.js';
 import { withoutSystemFields } from '../../core/system-fields.js';
 import { RecordTooLargeError, type RemoveConditions, type WriteConditions } from '../../store/store.js';
-import { type BulkCreateOptions, bulkRecords } from '../bulk-create.js';
+import { bulkRecords } from '../bulk-create.js';
 import { ifMatchVersions } from '../conditional.js';
 import type { Caller } from '../rules/record-access.js';
-import type { WriteKit } from './write-kit.js';
+import type { RecordKit } from './record-kit.js';
 
 type Fields = Record<string, unknown>;
 
 /** What a body asks to write: its fields without system fields or the password, and the password, checked, if sent. */
-export function sentFields(kit: WriteKit, body: Fields): { fields: Fields; password?: string } {
+export function sentFields(kit: RecordKit, body: Fields): { fields: Fields; password?: string } {
   return kit.password(withoutSystemFields(body));
 }
 
@@ -24,13 +24,13 @@ export function sentFields(kit: WriteKit, body: Fields): { fields: Fields; passw
  * rule, the schema and the indexed values checked, then its size. `sized` hears its bytes
  * before the size is checked (a batch counts them against its own budget first).
  */
-export function readyCreate(kit: WriteKit, caller: Caller, fields: Fields, sized?: (bytes: number) => void): string {
+export function readyCreate(kit: RecordKit, caller: Caller, fields: Fields, sized?: (bytes: number) => void): string {
   const ready = kit.access.create(caller, fields);
   kit.checks.sent(ready);
   const data = JSON.stringify(ready);
   const bytes = Buffer.byteLength(data);
   sized?.(bytes);
-  if (bytes > kit.maxRecordBytes) throw new RecordTooLargeError(bytes, kit.maxRecordBytes);
+  if (bytes > kit.limits.maxRecordBytes) throw new RecordTooLargeError(bytes, kit.limits.maxRecordBytes);
   return data;
 }
 
@@ -39,17 +39,17 @@ export function readyCreate(kit: WriteKit, caller: Caller, fields: Fields, sized
  * password (each would cost a hash), each object gets its owner field and meets the
  * `create` rule, then every item is checked as a bulk create checks them (src/records/bulk-create.ts).
  */
-export function readyBulk(kit: WriteKit, caller: Caller, items: readonly unknown[], bulk: BulkCreateOptions): string[] {
+export function readyBulk(kit: RecordKit, caller: Caller, items: readonly unknown[]): string[] {
   const ready = items.map((item, index) => {
     const fields = kit.passwordless(item, index);
     return isObject(fields) ? kit.access.create(caller, fields) : fields;
   });
-  return bulkRecords(ready, bulk);
+  return bulkRecords(ready, kit.bulk);
 }
 
 /** What a change of record `id` by `patch` is checked against in its transaction; `secret` is a new password's hash. */
 export function mergeConditions(
-  kit: WriteKit,
+  kit: RecordKit,
   caller: Caller,
   id: number,
   { ifMatch, patch, secret }: { ifMatch: string | undefined; patch: Fields; secret?: string | undefined },
@@ -57,7 +57,7 @@ export function mergeConditions(
   return {
     ifVersion: ifMatchVersions(ifMatch, id),
     check: kit.checks.merged,
-    maxBytes: kit.maxRecordBytes,
+    maxBytes: kit.limits.maxRecordBytes,
     ...kit.access.guard(caller, 'update', patch),
     ...(secret !== undefined && { secret }),
   };
@@ -65,7 +65,7 @@ export function mergeConditions(
 
 /** What a delete of record `id` is checked against in its transaction. */
 export function removeConditions(
-  kit: WriteKit,
+  kit: RecordKit,
   caller: Caller,
   id: number,
   ifMatch: string | undefined,

@@ -3,8 +3,8 @@
  * every route runs, in one place, so that a list, a read, a write, an expansion and a feed
  * all decide alike. A service's API key passes every rule (its scope, a read key's reads
  * only, is checked before, by the HTTP layer); an account, or no one, gets what the rules
- * say. An operation without a rule is for keys only; the HTTP layer refuses it before
- * any of this runs.
+ * say. An operation without a rule is for keys only: {@link RecordAccess.policy} says so,
+ * and the HTTP layer refuses it before any of this runs.
  */
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
@@ -14,6 +14,9 @@ import type { ListQuery, StoredRecord, WriteConditions } from '../../store/store
 import { Refusal } from '../refusal.js';
 import { ruleHolds } from './filter-holds.js';
 import { listRuleFilter, withListRule } from './list-rule.js';
+
+/** Where the collection has rules, whether its rule decides an operation for a caller without a key (`apply`) or a key is needed (`keys`); nothing where it has none. */
+export type RulePolicy = { readonly rules?: 'apply' | 'keys' };
 
 /** Who is asking: a service with an API key, or a person (signed in, or not: `auth` null). */
 export type Caller = { readonly kind: 'key'; readonly scope: 'read' | 'write' } | { readonly auth: RuleAuth | null };
@@ -32,6 +35,17 @@ export class RecordAccess {
   #rule(caller: Caller, operation: RuleOperation) {
     if ('kind' in caller) return undefined;
     return this.collection.rules[operation];
+  }
+
+  /**
+   * Who the HTTP layer lets through to `operation` before anything is read (its access
+   * plugin asks this): where the collection has rules, a caller without a key when its rule
+   * covers the operation (`apply`: the rule is then checked here), else keys only (`keys`);
+   * nothing where it has none (keys and PUBLIC_READS alone decide).
+   */
+  policy(operation: RuleOperation): RulePolicy {
+    if (!this.#hasRules) return {};
+    return { rules: this.collection.rules[operation] ? 'apply' : 'keys' };
   }
 
   /** Whether `caller` is held to rules here at all. */

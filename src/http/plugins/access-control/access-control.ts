@@ -6,8 +6,10 @@
  * it: GET, HEAD and OPTIONS need a `read` key, every other method a `write` key, so a
  * DELETE tunnelled through POST or GET needs `write` exactly like a real one. Where a
  * collection's rules (`x-rules`) cover the operation, a request without a key is let through
- * to the route, which applies the rule (src/records/rules/record-access.ts); where its rules
- * leave the operation out, only a key may call it. With no keys, no accounts and no rules,
+ * to the route, which applies the rule; where its rules leave the operation out, only a key
+ * may call it. Which of the two an operation is, its route's `rules` policy, is decided in
+ * src/records/rules/record-access.ts (`RecordAccess.policy`), as the rule itself is: this
+ * plugin only asks, before the body is read, and answers with the credential's problem. With no keys, no accounts and no rules,
  * nothing is checked (the local quick start; protected mode keeps that on loopback
  * addresses, see ../../protected-mode.ts).
  *

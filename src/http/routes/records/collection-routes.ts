@@ -19,21 +19,18 @@ import type { CollectionRoutesOptions } from './routes-options.js';
 
 export type { CollectionRoutesOptions } from './routes-options.js';
 
-/**
- * Registers every path of `collection`, each documented (src/api/openapi/operations.ts);
- * returns what its operations share, for a batch to run them with.
- */
+/** Registers every path of `collection`, each documented (src/api/openapi/operations.ts). */
 export function registerCollectionRoutes(
   app: FastifyInstance,
   collection: Collection,
   options: CollectionRoutesOptions,
-): OperationContext {
-  const docs = operationDocs(collection, options.maxBulkRecords);
-  const context = operationContext(collection, options);
+): void {
+  const docs = operationDocs(collection, options.kit.limits.maxBulkRecords);
+  const context = operationContext(options);
   const op = operations(context);
   // Each method's policy, as a batch's operation gets it: where the collection has rules, its rule decides, or a key is needed.
   const withDocs = (operation: Operation, more: FastifySchema, rule: RuleOperation): Operation => {
-    const policy = options.kit.policy(rule);
+    const policy = options.kit.access.policy(rule);
     return { ...operation, docs: more, ...(policy.rules !== undefined && { policy }) };
   };
   const list = withDocs(op.list, docs.list, 'list');
@@ -58,11 +55,10 @@ export function registerCollectionRoutes(
     // The plural form most REST clients assume for one record: /users/7/.
     { url: `/${collection.plural}/:id/`, alias: true, operations: itemOps },
   ]);
-  return context;
 }
 
 function operations(context: OperationContext) {
-  const { collection, options } = context;
+  const { kit, options } = context;
   const events: Operation = {
     schema: { querystring: EventsQueryShape },
     handler: (request, reply) =>
@@ -71,11 +67,11 @@ function operations(context: OperationContext) {
         reply,
         {
           ...options.feeds,
-          collection,
-          maxFieldNameLength: options.maxFieldNameLength,
-          fields: context.queryFields,
+          collection: kit.collection,
+          maxFieldNameLength: kit.limits.maxFieldNameLength,
+          fields: kit.queryFields,
         },
-        (query) => context.access.narrow(callerOf(request), query),
+        (query) => kit.access.narrow(callerOf(request), query),
         tokenExpiryOf(request),
       ),
   };

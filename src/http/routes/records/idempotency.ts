@@ -1,9 +1,12 @@
 /**
- * `Idempotency-Key` over HTTP: whose keys a request's are, and the sweep of expired ones
- * (what a key does is src/records/idempotency.ts's).
+ * `Idempotency-Key` over HTTP: a request's key and whose keys they are, and the sweep of
+ * expired ones (what a key does is src/records/idempotency.ts's, and a write under one
+ * src/records/operations/idempotent-write.ts's).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONFIG_DEFAULTS } from '../../../config/index.js';
+import type { RequestIdentity } from '../../../records/idempotency.js';
+import type { IdempotencyOf } from '../../../records/operations/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
 import { holderOf } from '../../plugins/rate-limit/index.js';
 import { registerSweep } from '../sweep.js';
@@ -36,6 +39,26 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = {
  */
 export function idempotencyScopeOf(request: FastifyRequest): string {
   return holderOf(request).client;
+}
+
+/**
+ * What a write under `request`'s `Idempotency-Key` is run with (`idempotently`), for a
+ * create and a batch alike; `what` tells a retry of it from another request.
+ */
+export function idempotencyOf(
+  request: FastifyRequest,
+  keys: IdempotencyKeys,
+  options: IdempotencyOptions,
+  what: () => RequestIdentity,
+): IdempotencyOf {
+  return {
+    keys,
+    header: request.headers['idempotency-key'],
+    scope: () => options.scopeOf(request),
+    what,
+    staleAfterMs: options.staleAfterMs,
+    releaseFailed: (error) => request.log.warn({ err: error }, 'could not release a key'),
+  };
 }
 
 /** Sweeps expired keys now and then while the app runs. */

@@ -6,13 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
-import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
-import { writeKit } from '../../../records/operations/index.js';
-import type { Caller } from '../../../records/rules/record-access.js';
-import { viewableSource } from '../../../records/rules/viewable-source.js';
+import { recordKits } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
@@ -73,13 +70,19 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     { total: config.maxCostlyQueries, perClient: config.maxCostlyQueriesPerClient },
     { kind: 'too-many-costly-queries', noun: 'costly queries running', retry: 'once one has finished' },
   );
-  const expandSource = { collection: (of: Collection) => store.collection(of) };
   // One kit per collection (its one RecordAccess among them): its requests, a batch's operations on it and expansions into it share it.
-  const kitOf = catalog.perCollection((collection) =>
-    writeKit(collection, { maxRecordBytes: config.maxRecordBytes, maxIndexedValueBytes: config.maxIndexedValueBytes }),
-  );
-  const accessOf = (collection: Collection) => kitOf(collection).access;
-  const viewable = (caller: Caller) => viewableSource(expandSource, caller, accessOf);
+  const kitOf = recordKits(catalog, {
+    store,
+    costlyQueries,
+    hasher: options.hasher,
+    limits: {
+      maxRecordBytes: config.maxRecordBytes,
+      maxIndexedValueBytes: config.maxIndexedValueBytes,
+      maxBulkRecords: config.maxBulkRecords,
+      maxPageBytes: config.maxPageBytes,
+      maxFieldNameLength: config.maxFieldNameLength,
+    },
+  });
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
@@ -98,25 +101,18 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     for (const end of [...open.keys()]) end();
     await feeds.hubs.close();
   });
-  const contextOf = catalog.perCollection((collection) =>
+  for (const collection of catalog.collections) {
     registerCollectionRoutes(app, collection, {
-      records: store.collection(collection),
       kit: kitOf(collection),
       idempotencyKeys: store.idempotency,
       idempotency,
-      costlyQueries,
-      maxFieldNameLength: config.maxFieldNameLength,
-      maxPageBytes: config.maxPageBytes,
-      maxBulkRecords: config.maxBulkRecords,
-      viewable,
-      ...(options.hasher && { hasher: options.hasher }),
       feeds,
-    }),
-  );
+    });
+  }
   registerBatchRoute(app, {
     store,
     catalog,
-    contextOf,
+    kitOf,
     idempotency,
     maxOperations: config.maxBatchOperations,
     budgetMs: config.databaseStatementTimeout,

@@ -4,23 +4,8 @@
  * moved under its index, `/2/body/price` for the body's `/price`.
  */
 
-import { BatchStepError } from '../../../../store/store.js';
+import type { BatchStepError } from '../../../../store/store.js';
 import { HttpProblem, toProblem } from '../../../problem.js';
-
-/** Runs `work` for operation `index`; what it throws comes out as that operation's failure. */
-export function atOperation<T>(index: number, work: () => T): T {
-  try {
-    const result = work();
-    if (result instanceof Promise) {
-      return result.catch((error: unknown) => {
-        throw new BatchStepError(index, error);
-      }) as T;
-    }
-    return result;
-  } catch (error) {
-    throw new BatchStepError(index, error);
-  }
-}
 
 /** Where a problem of each kind points when it names no field: the part of the operation it is about. */
 const POINTED_AT: Partial<Record<HttpProblem['kind'], string>> = {

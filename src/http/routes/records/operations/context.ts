@@ -1,64 +1,36 @@
 /**
- * What every operation of one collection's routes shares: its records, paths and write kit
- * (src/records/operations/: its access rules and checks, made once per collection from the
- * catalog), made once per collection by ../collection-routes.ts.
+ * What every operation of one collection's routes shares: its record kit (src/records/operations/:
+ * its records, rules, checks, limits and names, made once per collection from the catalog)
+ * and what only a request has: its id in the path, its holder's share of hashing, its
+ * Idempotency-Key and change feed plumbing. Made once per collection by ../collection-routes.ts.
  */
 import type { FastifyRequest } from 'fastify';
-import { type Collection, collectionPaths } from '../../../../core/collection.js';
-import type { BulkCreateOptions } from '../../../../records/bulk-create.js';
-import type { WriteKit } from '../../../../records/operations/index.js';
-import { type QueryFields, queryFieldsOf } from '../../../../records/query-fields.js';
-import type { RecordAccess } from '../../../../records/rules/record-access.js';
+import type { RecordKit } from '../../../../records/operations/index.js';
 import { holderOf } from '../../../plugins/rate-limit/index.js';
 import type { IdParams } from '../request-shapes.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 
 export interface OperationContext {
-  readonly collection: Collection;
+  /** What its reads and writes are readied with, a batch's operations on it included. */
+  readonly kit: RecordKit;
   readonly options: CollectionRoutesOptions;
-  readonly paths: ReturnType<typeof collectionPaths>;
-  readonly referenceNames: readonly string[];
-  /** What its writes are readied with, a batch's operations on it included. */
-  readonly kit: WriteKit;
-  /** The field names its lists and feeds may filter, sort and project by. */
-  readonly queryFields: QueryFields;
-  readonly bulk: BulkCreateOptions;
-  readonly access: RecordAccess;
   /** The record id of an item path; anything but a positive integer names no record (404). */
   idOf(request: FastifyRequest): number;
-  notFound(id: string | number): Error;
-  /** The hash of a password, made within the caps on hashing. */
+  /** The hash of a password, made within the request's holder's share of hashing. */
   hash(request: FastifyRequest, password: string): Promise<string>;
 }
 
-export function operationContext(collection: Collection, options: CollectionRoutesOptions): OperationContext {
+export function operationContext(options: CollectionRoutesOptions): OperationContext {
   const { kit } = options;
-  const missing = kit.notFound;
   return {
-    collection,
-    options,
-    paths: collectionPaths(collection),
-    referenceNames: collection.references.map((reference) => reference.name),
     kit,
-    queryFields: queryFieldsOf(collection),
-    bulk: {
-      records: options.records,
-      ...(collection.schema && { schema: collection.schema }),
-      maxRecordBytes: kit.maxRecordBytes,
-      maxRecords: options.maxBulkRecords,
-      indexed: kit.indexed,
-    },
-    access: kit.access,
+    options,
     idOf(request) {
       const raw = (request.params as IdParams).id;
       const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
-      if (!Number.isSafeInteger(id) || id < 1) throw missing(raw);
+      if (!Number.isSafeInteger(id) || id < 1) throw kit.notFound(raw);
       return id;
     },
-    notFound: missing,
-    hash(request, password) {
-      if (!options.hasher) throw new Error(`${collection.plural} holds no accounts: it hashes no passwords`);
-      return options.hasher.hash(password, holderOf(request));
-    },
+    hash: (request, password) => kit.hash(password, holderOf(request)),
   };
 }

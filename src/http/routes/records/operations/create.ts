@@ -5,18 +5,24 @@
  * readied as a batch's create is (src/records/operations/).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createAll } from '../../../../records/bulk-create.js';
-import { idempotently, readyBulk, readyCreate, sentFields } from '../../../../records/operations/index.js';
-import type { IdempotentCreate, StoredRecord } from '../../../../store/store.js';
+import {
+  createRecords,
+  idempotently,
+  readyBulk,
+  readyCreate,
+  sentFields,
+} from '../../../../records/operations/index.js';
+import type { StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { objectBody } from '../../../plugins/json-body.js';
+import { idempotencyOf } from '../idempotency.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
 
 export function createOperation(context: OperationContext): Operation {
-  const { options, paths, bulk, kit } = context;
-  const { records } = options;
+  const { options, kit } = context;
+  const { paths } = kit;
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
       ? sendCreated(reply, record)
@@ -26,7 +32,7 @@ export function createOperation(context: OperationContext): Operation {
   const prepare = async (request: FastifyRequest) => {
     const caller = callerOf(request);
     if (isBulk(request)) {
-      return { texts: readyBulk(kit, caller, request.body, bulk) };
+      return { texts: readyBulk(kit, caller, request.body) };
     }
     const { fields, password } = sentFields(kit, objectBody(request.body));
     const data = readyCreate(kit, caller, fields);
@@ -36,25 +42,16 @@ export function createOperation(context: OperationContext): Operation {
 
   return {
     async handler(request, reply) {
-      const { texts, data = `[${texts?.join(',')}]`, password, secret } = await prepare(request);
-      const write = (claim?: IdempotentCreate): Promise<StoredRecord | StoredRecord[]> =>
-        texts ? createAll(texts, bulk, () => records.createMany(texts, claim)) : records.create(data, claim, secret);
-      const done = await idempotently(
-        {
-          keys: options.idempotencyKeys,
-          header: request.headers['idempotency-key'],
-          scope: () => options.idempotency.scopeOf(request),
-          what: () => ({
-            method: request.method,
-            path: paths.create,
-            body: data,
-            ...(password !== undefined && { password }),
-          }),
-          staleAfterMs: options.idempotency.staleAfterMs,
-          releaseFailed: (error) => request.log.warn({ err: error }, 'could not release a key'),
-        },
-        write,
-      );
+      const ready = await prepare(request);
+      const { texts, data = `[${texts?.join(',')}]`, password } = ready;
+      const what = () => ({
+        method: request.method,
+        path: paths.create,
+        body: data,
+        ...(password !== undefined && { password }),
+      });
+      const keyed = idempotencyOf(request, options.idempotencyKeys, options.idempotency, what);
+      const done = await idempotently(keyed, (claim) => createRecords(kit, ready, claim));
       if (done.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), done.record);
       return created(reply, done.result);
     },

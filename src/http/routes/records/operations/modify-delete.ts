@@ -4,7 +4,7 @@
  * conditions a batch's change and delete get too (src/records/operations/).
  */
 import type { FastifyReply } from 'fastify';
-import { mergeConditions, removeConditions, sentFields } from '../../../../records/operations/index.js';
+import { changeRecord, removeRecord, sentFields } from '../../../../records/operations/index.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { objectBody } from '../../../plugins/json-body.js';
@@ -14,7 +14,7 @@ import { IdParamsShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
 
 export function modifyOperation(context: OperationContext): Operation {
-  const { options, kit, idOf, notFound } = context;
+  const { kit, idOf } = context;
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply) {
@@ -23,22 +23,18 @@ export function modifyOperation(context: OperationContext): Operation {
       const { fields: patch, password } = sentFields(kit, objectBody(request.body));
       const secret = password === undefined ? undefined : await context.hash(request, password);
       const ifMatch = request.headers['if-match'];
-      const conditions = mergeConditions(kit, callerOf(request), id, { ifMatch, patch, secret });
-      const record = await options.records.merge(id, patch, conditions);
-      if (!record) throw notFound(id);
+      const record = await changeRecord(kit, callerOf(request), id, { ifMatch, patch, secret });
       return sendRecord(reply, 200, record);
     },
   };
 }
 
-export function removeOperation({ options, kit, idOf, notFound }: OperationContext): Operation {
+export function removeOperation({ kit, idOf }: OperationContext): Operation {
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply: FastifyReply) {
       const id = idOf(request);
-      const conditions = removeConditions(kit, callerOf(request), id, request.headers['if-match']);
-      const record = await options.records.remove(id, conditions);
-      if (!record) throw notFound(id);
+      const record = await removeRecord(kit, callerOf(request), id, request.headers['if-match']);
       if (prefers(request, 'return', 'minimal')) {
         return reply.code(204).header('preference-applied', 'return=minimal').send();
       }

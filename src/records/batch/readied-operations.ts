@@ -2,43 +2,42 @@
  * A batch's operations readied before it runs: each account's password taken out of its
  * body and hashed (the store runs its steps without waiting, so a hash cannot wait for them).
  */
-import type { FastifyRequest } from 'fastify';
-import { PASSWORD_FIELD } from '../../../../records/accounts/index.js';
-import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
-import { filledIn, mentionsResults, referenceIn } from '../../../../records/batch/batch-references.js';
-import { sentFields } from '../../../../records/operations/index.js';
-import { Refusal } from '../../../../records/refusal.js';
-import { BatchStepError } from '../../../../store/store.js';
-import type { OperationContext } from '../operations/context.js';
-import { atOperation } from './batch-problem.js';
+import { BatchStepError } from '../../store/store.js';
+import { PASSWORD_FIELD } from '../accounts/index.js';
+import type { Holder } from '../in-flight-gate.js';
+import { type RecordKit, sentFields } from '../operations/index.js';
+import { Refusal } from '../refusal.js';
+import { atOperation } from './at-operation.js';
+import type { BatchOperation } from './batch-operations.js';
+import { filledIn, mentionsResults, referenceIn } from './batch-references.js';
 
-/** An operation with what it needs before the batch runs: its collection's context, its password's hash. */
+/** An operation with what it needs before the batch runs: its collection's kit, its password's hash. */
 export interface ReadiedOperation {
   readonly operation: BatchOperation;
-  readonly context: OperationContext;
+  readonly kit: RecordKit;
   /** The body without system fields and without the password. */
   readonly fields?: Record<string, unknown>;
   readonly secret?: string;
 }
 
 /**
- * Hashes the operations' passwords, taking each out of its fields. One a batch: a hash
- * costs a third of a second of CPU at the default cost, and a bulk create takes none.
+ * Hashes the operations' passwords, taking each out of its fields, within `holder`'s share
+ * of hashing. One a batch: a hash costs a third of a second of CPU at the default cost,
+ * and a bulk create takes none.
  */
 export async function readiedAll(
-  request: FastifyRequest,
   operations: readonly BatchOperation[],
-  contextOf: (operation: BatchOperation) => OperationContext,
+  kitOf: (operation: BatchOperation) => RecordKit,
+  holder: Holder,
 ): Promise<ReadiedOperation[]> {
   const ready: ReadiedOperation[] = [];
   let hashed = false;
   for (const [index, operation] of operations.entries()) {
-    const context = contextOf(operation);
-    const body =
-      operation.body && (context.collection.account ? passwordAsWritten(operation.body, index) : operation.body);
-    const taken = atOperation(index, () => body && sentFields(context.kit, body));
+    const kit = kitOf(operation);
+    const body = operation.body && (kit.collection.account ? passwordAsWritten(operation.body, index) : operation.body);
+    const taken = atOperation(index, () => body && sentFields(kit, body));
     if (!taken || taken.password === undefined) {
-      ready.push({ operation, context, ...(taken && { fields: taken.fields }) });
+      ready.push({ operation, kit, ...(taken && { fields: taken.fields }) });
       continue;
     }
     if (hashed) {
@@ -51,8 +50,8 @@ export async function readiedAll(
       );
     }
     hashed = true;
-    const secret = await atOperation(index, () => context.hash(request, taken.password as string));
-    ready.push({ operation, context, fields: taken.fields, secret });
+    const secret = await atOperation(index, () => kit.hash(taken.password as string, holder));
+    ready.push({ operation, kit, fields: taken.fields, secret });
   }
   return ready;
 }

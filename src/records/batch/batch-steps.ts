@@ -1,11 +1,15 @@
 /**
  * A batch's operations as the store's steps: each readied by the functions the same request
- * alone is readied by (src/records/operations/: its collection's rules, schema, size cap,
- * If-Match, password), once the earlier results it names are known. Passwords were hashed before the batch runs
- * (./readied-operations.ts), since the store runs its steps without waiting.
+ * alone is readied by (../operations/: its collection's rules, schema, size cap, If-Match,
+ * password), once the earlier results it names are known. Passwords were hashed before the
+ * batch runs (./readied-operations.ts), since the store runs its steps without waiting.
  */
-import { jsonBytes } from '../../../../core/json-bytes.js';
-import type { BatchOperation } from '../../../../records/batch/batch-operations.js';
+import { jsonBytes } from '../../core/json-bytes.js';
+import { type BatchResult, type BatchStep, BatchStepError, type StoredRecord } from '../../store/store.js';
+import { mergeConditions, type RecordKit, readyCreate, removeConditions } from '../operations/index.js';
+import { Refusal } from '../refusal.js';
+import type { Caller } from '../rules/record-access.js';
+import type { BatchOperation } from './batch-operations.js';
 import {
   badReference,
   filledIn,
@@ -14,14 +18,9 @@ import {
   type ResultReference,
   referencesIn,
   valueAt,
-} from '../../../../records/batch/batch-references.js';
-import type { ResolvedSize } from '../../../../records/batch/resolved-size.js';
-import { mergeConditions, readyCreate, removeConditions } from '../../../../records/operations/index.js';
-import { Refusal } from '../../../../records/refusal.js';
-import type { Caller } from '../../../../records/rules/record-access.js';
-import { type BatchResult, type BatchStep, BatchStepError, type StoredRecord } from '../../../../store/store.js';
-import type { OperationContext } from '../operations/context.js';
+} from './batch-references.js';
 import type { ReadiedOperation } from './readied-operations.js';
+import type { ResolvedSize } from './resolved-size.js';
 
 /** The store's steps for a batch, and which of them were runs of creates sent as one. */
 export interface BatchSteps {
@@ -50,9 +49,8 @@ export function batchSteps(
   const mentions = operations.map(({ fields }) => mentionsResults(fields));
 
   const stepAt = (index: number, done: readonly BatchResult[]): BatchStep => {
-    const { operation, context, secret, fields: sent } = operations[index] as ReadiedOperation;
-    const { kit } = context;
-    const collection = context.collection.plural;
+    const { operation, kit, secret, fields: sent } = operations[index] as ReadiedOperation;
+    const collection = kit.collection.plural;
     const resolve = (reference: ResultReference, pointer: string) => {
       const value = valueAt(parsed(done[reference.index] as StoredRecord), reference);
       if (value === undefined)
@@ -65,7 +63,7 @@ export function batchSteps(
           unknown
         >)
       : sent;
-    const id = idOf(operation, context, (reference) => resolve(reference, `/${index}/path`));
+    const id = idOf(operation, kit, (reference) => resolve(reference, `/${index}/path`));
     switch (operation.action) {
       case 'create': {
         const settle = mentions[index] ? (bytes: number) => size.settle(index, bytes) : undefined;
@@ -147,24 +145,20 @@ function answerBudget(maxBytes: number) {
 }
 
 /** The id of the record an item path names, once a reference in it is filled in; 0 for a create. */
-function idOf(
-  operation: BatchOperation,
-  context: OperationContext,
-  resolve: (reference: ResultReference) => unknown,
-): number {
+function idOf(operation: BatchOperation, kit: RecordKit, resolve: (reference: ResultReference) => unknown): number {
   if (operation.id === undefined) return 0;
   if (typeof operation.id === 'number') return operation.id;
   const value = resolve(operation.id);
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw context.notFound(String(value));
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw kit.notFound(String(value));
   return value;
 }
 
 /** Refuses what an operation gave that the same request alone would have answered 404: no record, or one the caller may not see. */
 function checkResult(readiedOperation: ReadiedOperation, result: BatchResult, index: number, caller: Caller): void {
-  const { operation, context } = readiedOperation;
+  const { operation, kit } = readiedOperation;
   if (operation.action === 'create') return;
-  const seen = result && (operation.action !== 'read' || context.access.canView(caller, result));
-  if (!seen) throw new BatchStepError(index, context.notFound(result?.id ?? idText(operation)));
+  const seen = result && (operation.action !== 'read' || kit.access.canView(caller, result));
+  if (!seen) throw new BatchStepError(index, kit.notFound(result?.id ?? idText(operation)));
 }
 
 /** The id an operation's path names, as sent. */
