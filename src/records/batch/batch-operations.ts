@@ -6,6 +6,7 @@
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { escapePointer } from '../../core/json-pointer.js';
+import type { RuleOperation } from '../../core/rules/rule-tree.js';
 import type { RecordKey } from '../../store/store.js';
 import { type FieldError, Refusal } from '../refusal.js';
 import { badReference, type ResultReference, referenceIn, referencesIn } from './batch-references.js';
@@ -18,6 +19,8 @@ export interface BatchOperation {
   readonly path: string;
   readonly collection: Collection;
   readonly action: BatchAction;
+  /** The rule the same request alone is held to: the collection's rules' policy on it authorizes the caller. */
+  readonly rule: RuleOperation;
   /** The record an item path names: its id, or the earlier result that gives it. */
   readonly id?: number | ResultReference;
   /** The body as sent, references still in it. */
@@ -25,6 +28,13 @@ export interface BatchOperation {
   /** An ETag the record must still have (If-Match). */
   readonly ifMatch?: string;
 }
+
+const RULE_OF: Record<BatchAction, RuleOperation> = {
+  create: 'create',
+  merge: 'update',
+  remove: 'delete',
+  read: 'view',
+};
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const KEYS = new Set(['method', 'path', 'body', 'ifMatch']);
@@ -123,6 +133,7 @@ function operationOf(sent: unknown, index: number, catalog: Catalog): BatchOpera
   }
   return {
     method: method as BatchOperation['method'],
+    rule: RULE_OF[action],
     path,
     collection,
     action,

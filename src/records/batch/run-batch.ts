@@ -1,64 +1,49 @@
 /**
- * A batch run: its operations, readied (./readied-operations.ts), as the store's steps
- * (./batch-steps.ts) in one transaction, and its answer's JSON; what each operation needs of
- * its caller to be authorized as if sent alone.
+ * A batch from its operations, read and authorized, to its answer: the bytes its references
+ * may fill in counted (./resolved-size.ts), its password hashed first
+ * (./readied-operations.ts), then, under its `Idempotency-Key` if it sent one, its steps in
+ * one transaction and the answer (./batch-transaction.ts). What the request alone holds
+ * (its caller, whose share of hashing, its key) comes in as values.
  */
-import { collectionPaths } from '../../core/collection.js';
-import type { RuleOperation } from '../../core/rules/rule-tree.js';
-import { type BatchPlan, type BatchResult, BatchStepError, type Store, type StoredRecord } from '../../store/store.js';
-import { etagOf } from '../conditional.js';
-import type { RecordKit } from '../operations/index.js';
-import { renderRecord } from '../render.js';
-import type { Caller, RulePolicy } from '../rules/record-access.js';
-import type { BatchAction, BatchOperation } from './batch-operations.js';
-import { batchSteps } from './batch-steps.js';
-import type { ReadiedOperation } from './readied-operations.js';
-import type { ResolvedSize } from './resolved-size.js';
+import type { BatchPlan, Store } from '../../store/store.js';
+import type { Holder } from '../in-flight-gate.js';
+import { type IdempotencyOf, type IdempotentResult, idempotently, type RecordKit } from '../operations/index.js';
+import type { Caller } from '../rules/record-access.js';
+import { type BatchOperation, changedRecords } from './batch-operations.js';
+import { answerOf, runSteps } from './batch-transaction.js';
+import { readiedAll } from './readied-operations.js';
+import { ResolvedSize } from './resolved-size.js';
 
-const RULE_OF: Record<BatchAction, RuleOperation> = {
-  create: 'create',
-  merge: 'update',
-  remove: 'delete',
-  read: 'view',
-};
-
-/** The policy the collection's rules set on `operation`, as on the same request sent alone. */
-export function operationPolicy(kit: RecordKit, operation: BatchOperation): RulePolicy {
-  return kit.access.policy(RULE_OF[operation.action]);
+export interface BatchRun {
+  /** Each operation's collection's record kit. */
+  kitOf(operation: BatchOperation): RecordKit;
+  readonly caller: Caller;
+  /** Whose share of hashing the passwords are hashed within. */
+  readonly holder: Holder;
+  readonly idempotency: IdempotencyOf;
+  /** How long the batch may run in all (the statement budget). */
+  readonly budgetMs: number;
+  /** The most bytes the operations' bodies may write, references filled in (BODY_LIMIT, as one body). */
+  readonly maxBodyBytes: number;
+  /** The most bytes the answer may take (MAX_PAGE_BYTES, as a list page). */
+  readonly maxAnswerBytes: number;
 }
 
-/**
- * Runs the batch with runs of creates grouped; when the store refuses one of those runs,
- * again one operation at a time, so that the refusal names the operation it is about.
- * `maxAnswerBytes` caps the answer (MAX_PAGE_BYTES, as a list page).
- */
+/** Runs `operations` as one transaction; the answer is their results as JSON text, or the first run's replayed. */
 export async function runBatch(
   store: Pick<Store, 'batch'>,
-  ready: readonly ReadiedOperation[],
-  caller: Caller,
-  { size, maxAnswerBytes, plan }: { size: ResolvedSize; maxAnswerBytes: number; plan: Omit<BatchPlan, 'next'> },
-): Promise<BatchResult[]> {
-  const limits = { maxAnswerBytes, size };
-  const steps = batchSteps(ready, caller, { group: true, ...limits });
-  try {
-    return await store.batch({ ...plan, next: steps.next });
-  } catch (error) {
-    if (!(error instanceof BatchStepError) || !steps.grouped(error.index)) throw error;
-    const oneByOne = batchSteps(ready, caller, { group: false, ...limits });
-    return store.batch({ ...plan, next: oneByOne.next });
-  }
-}
-
-/** Each operation's status, the headers that matter and its record, in order, as JSON text. */
-export function answerOf(operations: readonly BatchOperation[], done: readonly BatchResult[]): string {
-  const entries = done.map((record, index) => {
-    // Every step gave a record: one that gave none stopped the batch (./batch-steps.ts).
-    const { action, collection } = operations[index] as BatchOperation;
-    const created = action === 'create';
-    const headers: Record<string, string> = { etag: etagOf(record as StoredRecord) };
-    if (created) headers.location = collectionPaths(collection).item((record as StoredRecord).id);
-    const body = renderRecord(record as StoredRecord);
-    return `{"status":${created ? 201 : 200},"headers":${JSON.stringify(headers)},"body":${body}}`;
+  operations: readonly BatchOperation[],
+  run: BatchRun,
+): Promise<IdempotentResult<string>> {
+  const size = new ResolvedSize(operations, run.maxBodyBytes);
+  const ready = await readiedAll(operations, run.kitOf, run.holder);
+  return idempotently(run.idempotency, async (claim) => {
+    const answer = (done: Parameters<typeof answerOf>[1]) => answerOf(operations, done);
+    const plan: Omit<BatchPlan, 'next'> = {
+      budgetMs: run.budgetMs,
+      changes: changedRecords(operations),
+      ...(claim && { idempotency: { ...claim, answer } }),
+    };
+    return answer(await runSteps(store, ready, run.caller, { size, maxAnswerBytes: run.maxAnswerBytes, plan }));
   });
-  return `[${entries.join(',')}]`;
 }

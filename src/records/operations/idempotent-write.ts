@@ -11,18 +11,22 @@ export type IdempotentResult<T> =
   | { kind: 'ran'; result: T }
   | { kind: 'replay'; record: StoredRecord | StoredRecord[] };
 
-export interface IdempotencyOf {
+/** The `Idempotency-Key` a request sent, and where and whose its keys are. */
+export interface RequestKey {
   readonly keys: IdempotencyKeys;
   /** The `Idempotency-Key` header as sent, if it was. */
   readonly header: string | string[] | undefined;
   /** Whose keys the request's are (asked only when it sends one). */
   scope(): string;
-  /** What tells a retry from another request (asked only when it sends a key). */
-  what(): RequestIdentity;
   /** After how long a claim that never completed is taken over. */
   readonly staleAfterMs: number;
   /** Hears a release that failed (the claim then goes stale on its own). */
   releaseFailed(error: unknown): void;
+}
+
+/** A request's key, and what tells a retry of it from another request (asked only when it sends a key). */
+export interface IdempotencyOf extends RequestKey {
+  what(): RequestIdentity;
 }
 
 export async function idempotently<T>(

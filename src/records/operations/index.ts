@@ -1,5 +1,5 @@
 /** A record's life readied once for every path: a request alone and each operation of a batch. */
-export { type IdempotencyOf, type IdempotentResult, idempotently } from './idempotent-write.js';
+export { type IdempotencyOf, type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
 export { mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
 export { type ReadPage, type ReadRecord, readList, readRecord } from './reads.js';
 export {
@@ -8,4 +8,4 @@ export {
   type RecordLimits,
   recordKits,
 } from './record-kit.js';
-export { changeRecord, createRecords, removeRecord } from './record-writes.js';
+export { type CreateInput, changeRecord, createRecord, removeRecord, type WriteCaller } from './record-writes.js';

@@ -1,37 +1,69 @@
 /**
- * A request's write run: what ./prepare.ts readied, written by the store, and a record
- * that is not there, or that the caller may not see, answered as missing (404). A batch
- * runs the same readied writes as the steps of one transaction (../batch/batch-steps.ts).
+ * A request's write, from its body to the store: readied by ./prepare.ts (a password hashed
+ * within its holder's share), written under its `Idempotency-Key` if it sent one, and a
+ * record that is not there, or that the caller may not see, answered as missing (404). A
+ * batch runs the same readied writes as the steps of one transaction (../batch/batch-steps.ts).
  */
-import type { IdempotentCreate, StoredRecord } from '../../store/store.js';
+import type { StoredRecord } from '../../store/store.js';
 import { createAll } from '../bulk-create.js';
+import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
-import { mergeConditions, removeConditions } from './prepare.js';
+import { type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
+import { mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
 import type { RecordKit } from './record-kit.js';
 
-/** A create readied: one record's text with its password's hash, if any, or many records' texts. */
-export type ReadiedCreate =
-  | { readonly data: string; readonly secret?: string | undefined }
-  | { readonly texts: string[] };
+type Fields = Record<string, unknown>;
 
-/** Writes a readied create, its `Idempotency-Key` claim completed with it; many records are all written or none. */
-export function createRecords(
-  kit: RecordKit,
-  ready: ReadiedCreate,
-  claim?: IdempotentCreate,
-): Promise<StoredRecord | StoredRecord[]> {
-  if ('texts' in ready) return createAll(ready.texts, kit.bulk, () => kit.records.createMany(ready.texts, claim));
-  return kit.records.create(ready.data, claim, ready.secret);
+/** Who writes: the caller its rules read, and the holder whose share of hashing a password spends. */
+export interface WriteCaller {
+  readonly caller: Caller;
+  readonly holder: Holder;
 }
 
-/** Record `id` changed by `patch` for `caller` (`secret`: a new password's hash), under its conditions. */
+export interface CreateInput extends WriteCaller {
+  /** The method the request was sent with (a retry under the same key must be sent so too). */
+  readonly method: string;
+  /** One record's fields, or many records (a bulk create: all or none, no password). */
+  readonly body: Fields | readonly unknown[];
+  readonly key: RequestKey;
+}
+
+/** A create: the record or records written, or the first request's under the same key, replayed. */
+export async function createRecord(
+  kit: RecordKit,
+  input: CreateInput,
+): Promise<IdempotentResult<StoredRecord | StoredRecord[]>> {
+  const { caller, body } = input;
+  if (Array.isArray(body)) {
+    const texts = readyBulk(kit, caller, body);
+    const what = () => ({ method: input.method, path: kit.paths.create, body: `[${texts.join(',')}]` });
+    return idempotently({ ...input.key, what }, (claim) =>
+      createAll(texts, kit.bulk, () => kit.records.createMany(texts, claim)),
+    );
+  }
+  const { fields, password } = sentFields(kit, body as Fields);
+  const data = readyCreate(kit, caller, fields);
+  const secret = password === undefined ? undefined : await kit.hash(password, input.holder);
+  const what = () => ({
+    method: input.method,
+    path: kit.paths.create,
+    body: data,
+    ...(password !== undefined && { password }),
+  });
+  return idempotently({ ...input.key, what }, (claim) => kit.records.create(data, claim, secret));
+}
+
+/** Record `id` changed by `body` (a JSON Merge Patch, a new password hashed) under its conditions. */
 export async function changeRecord(
   kit: RecordKit,
-  caller: Caller,
+  { caller, holder }: WriteCaller,
   id: number,
-  change: { ifMatch: string | undefined; patch: Record<string, unknown>; secret?: string | undefined },
+  { ifMatch, body }: { ifMatch: string | undefined; body: Fields },
 ): Promise<StoredRecord> {
-  const record = await kit.records.merge(id, change.patch, mergeConditions(kit, caller, id, change));
+  const { fields: patch, password } = sentFields(kit, body);
+  const secret = password === undefined ? undefined : await kit.hash(password, holder);
+  // Parsed already: the store merges the object, without writing and reading it again.
+  const record = await kit.records.merge(id, patch, mergeConditions(kit, caller, id, { ifMatch, patch, secret }));
   if (!record) throw kit.notFound(id);
   return record;
 }

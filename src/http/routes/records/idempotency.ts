@@ -5,8 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONFIG_DEFAULTS } from '../../../config/index.js';
-import type { RequestIdentity } from '../../../records/idempotency.js';
-import type { IdempotencyOf } from '../../../records/operations/index.js';
+import type { RequestKey } from '../../../records/operations/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
 import { holderOf } from '../../plugins/rate-limit/index.js';
 import { registerSweep } from '../sweep.js';
@@ -41,21 +40,12 @@ export function idempotencyScopeOf(request: FastifyRequest): string {
   return holderOf(request).client;
 }
 
-/**
- * What a write under `request`'s `Idempotency-Key` is run with (`idempotently`), for a
- * create and a batch alike; `what` tells a retry of it from another request.
- */
-export function idempotencyOf(
-  request: FastifyRequest,
-  keys: IdempotencyKeys,
-  options: IdempotencyOptions,
-  what: () => RequestIdentity,
-): IdempotencyOf {
+/** The `Idempotency-Key` `request` sent, and whose keys it is among, for a create and a batch alike. */
+export function requestKeyOf(request: FastifyRequest, keys: IdempotencyKeys, options: IdempotencyOptions): RequestKey {
   return {
     keys,
     header: request.headers['idempotency-key'],
     scope: () => options.scopeOf(request),
-    what,
     staleAfterMs: options.staleAfterMs,
     releaseFailed: (error) => request.log.warn({ err: error }, 'could not release a key'),
   };

@@ -3,24 +3,22 @@
  * are kept or none. Each is authorized, checked and answered as if sent alone; the first
  * that fails ends the batch with its own problem, its pointers under the operation's index.
  * What a batch does is src/records/batch/'s (run-batch.ts); here are the request's parts:
- * each operation authorized, the Idempotency-Key, the problem and the reply.
+ * its Idempotency-Key, each operation authorized, the problem and the reply.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { batchDocs } from '../../../../api/openapi/batch-operation.js';
 import type { Catalog } from '../../../../core/catalog.js';
 import type { Collection } from '../../../../core/collection.js';
 import { atOperation } from '../../../../records/batch/at-operation.js';
-import { batchOperations, changedRecords } from '../../../../records/batch/batch-operations.js';
-import { readiedAll } from '../../../../records/batch/readied-operations.js';
-import { ResolvedSize } from '../../../../records/batch/resolved-size.js';
-import { answerOf, operationPolicy, runBatch } from '../../../../records/batch/run-batch.js';
-import { idempotently, type RecordKit } from '../../../../records/operations/index.js';
+import { batchOperations } from '../../../../records/batch/batch-operations.js';
+import { runBatch } from '../../../../records/batch/run-batch.js';
+import type { RecordKit } from '../../../../records/operations/index.js';
 import { JSON_TYPE } from '../../../../records/render.js';
-import { type BatchResult, BatchStepError, type IdempotentCreate, type Store } from '../../../../store/store.js';
+import { BatchStepError, type Store } from '../../../../store/store.js';
 import { registerPaths } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { holderOf } from '../../../plugins/rate-limit/index.js';
-import { type IdempotencyOptions, idempotencyOf } from '../idempotency.js';
+import { type IdempotencyOptions, requestKeyOf } from '../idempotency.js';
 import { batchProblem } from './batch-problem.js';
 
 export interface BatchRouteOptions {
@@ -43,33 +41,19 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
   const kitOf = (operation: { collection: Collection }) => options.kitOf(operation.collection);
 
   async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const what = () => ({ method: 'POST', path: '/batch/', body: JSON.stringify(request.body) });
+    const idempotency = { ...requestKeyOf(request, store.idempotency, options.idempotency), what };
     const operations = batchOperations(request.body, catalog, options.maxOperations);
     // What the same request alone would need of the caller: its method's scope, and its collection's rules or a key.
     for (const [index, operation] of operations.entries()) {
-      atOperation(index, () =>
-        app.authorizeAs(request, operation.method, operationPolicy(kitOf(operation), operation)),
-      );
+      const policy = kitOf(operation).access.policy(operation.rule);
+      atOperation(index, () => app.authorizeAs(request, operation.method, policy));
     }
-    const size = new ResolvedSize(operations, options.maxBodyBytes);
-    const ready = await readiedAll(operations, kitOf, holderOf(request));
-    const answer = (done: readonly BatchResult[]) => answerOf(operations, done);
-    const run = (claim?: IdempotentCreate) =>
-      runBatch(store, ready, callerOf(request), {
-        size,
-        maxAnswerBytes: options.maxAnswerBytes,
-        plan: {
-          budgetMs: options.budgetMs,
-          changes: changedRecords(operations),
-          ...(claim && { idempotency: { ...claim, answer } }),
-        },
-      });
-    const what = () => ({ method: 'POST', path: '/batch/', body: JSON.stringify(request.body) });
-    const done = await idempotently(
-      idempotencyOf(request, store.idempotency, options.idempotency, what),
-      async (claim) => answer(await run(claim)),
-    );
-    if (done.kind === 'replay') return send(reply.header('idempotent-replayed', 'true'), JSON.stringify(done.record));
-    return send(reply, done.result);
+    const run = { ...options, kitOf, caller: callerOf(request), holder: holderOf(request), idempotency };
+    const done = await runBatch(store, operations, run);
+    if (done.kind === 'replay') reply.header('idempotent-replayed', 'true');
+    const answer = done.kind === 'replay' ? JSON.stringify(done.record) : done.result;
+    return reply.code(200).type(JSON_TYPE).send(answer);
   }
 
   registerPaths(app, [
@@ -91,8 +75,4 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
       },
     },
   ]);
-}
-
-function send(reply: FastifyReply, answer: string) {
-  return reply.code(200).type(JSON_TYPE).send(answer);
 }

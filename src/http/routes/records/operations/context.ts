@@ -1,12 +1,11 @@
 /**
  * What every operation of one collection's routes shares: its record kit (src/records/operations/:
  * its records, rules, checks, limits and names, made once per collection from the catalog)
- * and what only a request has: its id in the path, its holder's share of hashing, its
- * Idempotency-Key and change feed plumbing. Made once per collection by ../collection-routes.ts.
+ * and what only a request has: its id in the path, its Idempotency-Key and change feed
+ * plumbing. Made once per collection by ../collection-routes.ts.
  */
 import type { FastifyRequest } from 'fastify';
 import type { RecordKit } from '../../../../records/operations/index.js';
-import { holderOf } from '../../../plugins/rate-limit/index.js';
 import type { IdParams } from '../request-shapes.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
 
@@ -16,8 +15,6 @@ export interface OperationContext {
   readonly options: CollectionRoutesOptions;
   /** The record id of an item path; anything but a positive integer names no record (404). */
   idOf(request: FastifyRequest): number;
-  /** The hash of a password, made within the request's holder's share of hashing. */
-  hash(request: FastifyRequest, password: string): Promise<string>;
 }
 
 export function operationContext(options: CollectionRoutesOptions): OperationContext {
@@ -31,6 +28,5 @@ export function operationContext(options: CollectionRoutesOptions): OperationCon
       if (!Number.isSafeInteger(id) || id < 1) throw kit.notFound(raw);
       return id;
     },
-    hash: (request, password) => kit.hash(password, holderOf(request)),
   };
 }

@@ -1,57 +1,35 @@
 /**
  * A create: one record from a JSON object, or many from an array (all or none), with an
- * `Idempotency-Key` replayed rather than run twice. On an account collection the password
- * is taken out of the record, checked on its own and stored only as its hash. Each is
- * readied as a batch's create is (src/records/operations/).
+ * `Idempotency-Key` replayed rather than run twice. What a create does is
+ * src/records/operations/'s (record-writes.ts), as a batch's create is; here is the
+ * request turned into its input, and its result into the reply.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  createRecords,
-  idempotently,
-  readyBulk,
-  readyCreate,
-  sentFields,
-} from '../../../../records/operations/index.js';
+import type { FastifyReply } from 'fastify';
+import { createRecord } from '../../../../records/operations/index.js';
 import type { StoredRecord } from '../../../../store/store.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { objectBody } from '../../../plugins/json-body.js';
-import { idempotencyOf } from '../idempotency.js';
+import { holderOf } from '../../../plugins/rate-limit/index.js';
+import { requestKeyOf } from '../idempotency.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
 
-export function createOperation(context: OperationContext): Operation {
-  const { options, kit } = context;
-  const { paths } = kit;
+export function createOperation({ kit, options }: OperationContext): Operation {
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
     Array.isArray(record)
       ? sendCreated(reply, record)
-      : sendRecord(reply.header('location', paths.item(record.id)), 201, record);
-
-  /** What the body asks to write: one record's text, password and its hash, or many records' texts. */
-  const prepare = async (request: FastifyRequest) => {
-    const caller = callerOf(request);
-    if (isBulk(request)) {
-      return { texts: readyBulk(kit, caller, request.body) };
-    }
-    const { fields, password } = sentFields(kit, objectBody(request.body));
-    const data = readyCreate(kit, caller, fields);
-    if (password === undefined) return { data };
-    return { data, password, secret: await context.hash(request, password) };
-  };
+      : sendRecord(reply.header('location', kit.paths.item(record.id)), 201, record);
 
   return {
     async handler(request, reply) {
-      const ready = await prepare(request);
-      const { texts, data = `[${texts?.join(',')}]`, password } = ready;
-      const what = () => ({
+      const done = await createRecord(kit, {
+        caller: callerOf(request),
+        holder: holderOf(request),
         method: request.method,
-        path: paths.create,
-        body: data,
-        ...(password !== undefined && { password }),
+        body: isBulk(request) ? request.body : objectBody(request.body),
+        key: requestKeyOf(request, options.idempotencyKeys, options.idempotency),
       });
-      const keyed = idempotencyOf(request, options.idempotencyKeys, options.idempotency, what);
-      const done = await idempotently(keyed, (claim) => createRecords(kit, ready, claim));
       if (done.kind === 'replay') return created(reply.header('idempotent-replayed', 'true'), done.record);
       return created(reply, done.result);
     },

@@ -4,27 +4,23 @@
  * conditions a batch's change and delete get too (src/records/operations/).
  */
 import type { FastifyReply } from 'fastify';
-import { changeRecord, removeRecord, sentFields } from '../../../../records/operations/index.js';
+import { changeRecord, removeRecord } from '../../../../records/operations/index.js';
 import type { Operation } from '../../../paths.js';
 import { callerOf } from '../../../plugins/access-control/access-control.js';
 import { objectBody } from '../../../plugins/json-body.js';
+import { holderOf } from '../../../plugins/rate-limit/index.js';
 import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';
 import { IdParamsShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
 
-export function modifyOperation(context: OperationContext): Operation {
-  const { kit, idOf } = context;
+export function modifyOperation({ kit, idOf }: OperationContext): Operation {
   return {
     schema: { params: IdParamsShape },
     async handler(request, reply) {
-      const id = idOf(request);
-      // Parsed already: the store merges the object, without writing and reading it again.
-      const { fields: patch, password } = sentFields(kit, objectBody(request.body));
-      const secret = password === undefined ? undefined : await context.hash(request, password);
-      const ifMatch = request.headers['if-match'];
-      const record = await changeRecord(kit, callerOf(request), id, { ifMatch, patch, secret });
-      return sendRecord(reply, 200, record);
+      const writer = { caller: callerOf(request), holder: holderOf(request) };
+      const change = { ifMatch: request.headers['if-match'], body: objectBody(request.body) };
+      return sendRecord(reply, 200, await changeRecord(kit, writer, idOf(request), change));
     },
   };
 }
