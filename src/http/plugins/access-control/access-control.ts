@@ -9,9 +9,9 @@
  * to the route, which applies the rule; where its rules leave the operation out, only a key
  * may call it. Which of the two an operation is, its route's `rules` policy, is decided in
  * src/records/rules/record-access.ts (`RecordAccess.policy`), as the rule itself is: this
- * plugin only asks, before the body is read, and answers with the credential's problem. With no keys, no accounts and no rules,
- * nothing is checked (the local quick start; protected mode keeps that on loopback
- * addresses, see ../../protected-mode.ts).
+ * plugin only asks, before the body is read, and answers with the credential's problem.
+ * With no keys, no accounts and no rules, nothing is checked (the local quick start;
+ * protected mode keeps that on loopback addresses, see ../../protected-mode.ts).
  *
  * Written by hand: @fastify/bearer-auth checks one token list with no scopes, and its hook
  * would run before the rate limiter; here a request is identified first (so that the rate
