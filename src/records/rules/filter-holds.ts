@@ -12,7 +12,7 @@
  *   shorthand filters (`field[op]=value`), a `?filter=` expression and the caller's list
  *   rule, all of which the query holds as conditions already.
  */
-import type { RuleNode } from '../../core/rules/rule-tree.js';
+import type { RuleAuth, RuleNode } from '../../core/rules/rule-tree.js';
 import { FILTER_OPERATORS } from '../../store/filter-operators.js';
 import type { Condition, FieldRef, RuleFilter, StoredRecord } from '../../store/store.js';
 import { compileRule } from './list-rule.js';
@@ -37,10 +37,34 @@ export function filterHolds(filter: RuleFilter, readField: FieldValues): boolean
  * write's body. A rule that is decided once its values are in needs no record.
  */
 export function ruleHolds(node: RuleNode, context: RuleContext): boolean {
-  const compiled = compileRule(node, context);
+  const compiled = context.body === undefined ? compiledFor(node, context.auth) : compileRule(node, context);
   if (typeof compiled === 'boolean') return compiled;
   const { record } = context;
   return filterHolds(compiled, (field) => valueAt(record, typeof field === 'string' ? [field] : field.path));
+}
+
+/**
+ * Rules compiled for one caller's claims, kept as long as those claims are: a change feed
+ * checks every event against its subscriber's rules with the same claims, and compiling
+ * costs ten times what evaluating does. A write's rule reads its body too, and is compiled
+ * each time.
+ */
+type Compiled = WeakMap<RuleNode, ReturnType<typeof compileRule>>;
+const compiledByClaims = new WeakMap<RuleAuth, Compiled>();
+const compiledWithoutClaims: Compiled = new WeakMap();
+
+function compiledFor(node: RuleNode, auth: RuleAuth | null): ReturnType<typeof compileRule> {
+  let compiled = auth === null ? compiledWithoutClaims : compiledByClaims.get(auth);
+  if (!compiled) {
+    compiled = new WeakMap();
+    compiledByClaims.set(auth as RuleAuth, compiled);
+  }
+  let residue = compiled.get(node);
+  if (residue === undefined) {
+    residue = compileRule(node, { auth });
+    compiled.set(node, residue);
+  }
+  return residue;
 }
 
 /** A list query's conditions as one tree: all of `where`, and `rule` as well when there is one. */
