@@ -19,8 +19,6 @@ import {
   UniqueViolationError,
 } from '../store/store.js';
 
-export { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../api/problem-types.js';
-
 /** An error that is meant for the client: thrown anywhere, answered as a problem document. */
 export class HttpProblem extends Error {
   readonly status: number;

@@ -17,13 +17,14 @@ import {
   ProblemTypeComponent,
   ReadyComponent,
 } from '../../api/openapi/service-components.js';
+import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../../api/problem-types.js';
 import type { Catalog } from '../../core/catalog.js';
 import { collectionPaths } from '../../core/collection.js';
 import { isScalar } from '../../core/references.js';
 import { JSON_TYPE } from '../../records/render.js';
 import type { Store } from '../../store/store.js';
 import { registerPaths } from '../paths.js';
-import { HttpProblem, PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem.js';
+import { HttpProblem } from '../problem.js';
 import { appendVary } from '../vary.js';
 
 const service = { tags: ['service'] };

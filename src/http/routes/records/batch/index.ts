@@ -49,8 +49,15 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
       const policy = kitOf(operation).access.policy(operation.rule);
       atOperation(index, () => app.authorizeAs(request, operation.method, policy));
     }
-    const run = { ...options, kitOf, caller: callerOf(request), holder: holderOf(request), idempotency };
-    const done = await runBatch(store, operations, run);
+    const done = await runBatch(store, operations, {
+      kitOf,
+      caller: callerOf(request),
+      holder: holderOf(request),
+      idempotency,
+      budgetMs: options.budgetMs,
+      maxBodyBytes: options.maxBodyBytes,
+      maxAnswerBytes: options.maxAnswerBytes,
+    });
     if (done.kind === 'replay') reply.header('idempotent-replayed', 'true');
     const answer = done.kind === 'replay' ? JSON.stringify(done.record) : done.result;
     return reply.code(200).type(JSON_TYPE).send(answer);
