@@ -12,7 +12,7 @@ export { type Accounts, openAccounts } from './open-accounts.js';
 export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';
 export type { PasswordHasher } from './password-hasher.js';
-export { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
+export { invalidCredentials, signIn, signInName, tokenSubject } from './sign-in.js';
 export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 export {
   CLOCK_TOLERANCE_SECONDS,

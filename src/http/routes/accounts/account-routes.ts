@@ -10,7 +10,6 @@ import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
 import type { IssuedTokens, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
 import {
-  claimsOf,
   type FailureCounts,
   invalidCredentials,
   limitFailures,
@@ -18,6 +17,7 @@ import {
   redisCounts,
   signIn,
   signInName,
+  tokenSubject,
 } from '../../../records/accounts/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
@@ -74,11 +74,7 @@ function registerAccountRoutes(
 ) {
   const records: Records = options.store.collection(collection);
   const { tokens, hasher } = options;
-  const account = (record: StoredRecord) => ({
-    collection: collection.plural,
-    id: record.id,
-    claims: claimsOf(collection, record),
-  });
+  const account = (record: StoredRecord) => tokenSubject(options.store.accounts, collection, record);
   const refreshTokenOf = (body: unknown) => {
     const { refreshToken } = clientFields(body);
     if (typeof refreshToken !== 'string') throw invalidCredentials();
@@ -106,7 +102,7 @@ function registerAccountRoutes(
               () => signIn(collection, records, hasher, fields, holder),
               (error) => error instanceof Refusal && error.kind === 'invalid-credentials',
             );
-            return sendTokens(reply, await tokens.issue(account(record)), record);
+            return sendTokens(reply, await tokens.issue(await account(record)), record);
           },
         },
         DELETE: {
@@ -128,7 +124,7 @@ function registerAccountRoutes(
             const rotated = await tokens.refresh(collection.plural, refreshTokenOf(request.body));
             const record = rotated && (await records.get(rotated.id));
             if (!rotated || !record) throw invalidCredentials();
-            const access = await tokens.accessToken(account(record));
+            const access = await tokens.accessToken(await account(record));
             return sendTokens(reply, { ...access, refreshToken: rotated.refreshToken }, record);
           },
         },
