@@ -1,11 +1,18 @@
 /**
  * Signing in to an account collection (one whose schema says `x-auth`), and out. Once an
  * account is signed in, every request of the client carries its access token, renewed
- * before it expires and once more when restock refuses it (./session.ts).
+ * before it expires and once more when restock refuses it (./session.ts). And the flows an
+ * app needs around it: verifying the email, resetting the password, changing the email,
+ * signing in with an outside provider.
  */
 import type { IssuedTokens, Session, SessionKeeper, SessionListener } from './session.js';
 import type { Stored } from './stored.js';
-import type { RequestOptions, Transport } from './transport.js';
+import type { RequestOptions, Sent, Transport } from './transport.js';
+
+/** An outside identity provider the collection's accounts may sign in with. */
+export interface Provider {
+  name: string;
+}
 
 /** The fields of `T` that hold text: those a sign-in may name (restock takes any unique one). */
 type TextFields<T> = { [K in keyof T]-?: NonNullable<T[K]> extends string ? K : never }[keyof T] & string;
@@ -113,8 +120,102 @@ export class AccountClient<T extends object> {
     });
   }
 
+  /** The signed-in account's record as restock has it now; `401` when no one is signed in. */
+  async me(options: RequestOptions = {}): Promise<Stored<T>> {
+    return (await this.#send('GET', '', { ...options, repeatable: true })).json() as Promise<Stored<T>>;
+  }
+
+  /** Sends the verification mail again: to the signed-in account, or to the account with `email`. */
+  async requestVerification(email?: string, options: RequestOptions = {}): Promise<void> {
+    await this.#send('POST', 'verify/resend/', { ...options, body: email === undefined ? {} : { email } });
+  }
+
+  /** Marks the account verified with the token its mail carried (then renews the session, whose claims say so). */
+  async confirmVerification(token: string, options: RequestOptions = {}): Promise<void> {
+    await this.#send('POST', 'verify/', { ...options, body: { token }, anonymous: true });
+    await this.#renew();
+  }
+
+  /** Mails a reset link when an account has `email` (restock answers alike either way). */
+  async requestPasswordReset(email: string, options: RequestOptions = {}): Promise<void> {
+    await this.#send('POST', 'reset/', { ...options, body: { email }, anonymous: true });
+  }
+
+  /**
+   * Sets the password with the token a reset mail carried; every session of the account ends.
+   * With `signIn`, signs it in anew and answers its record.
+   */
+  async confirmPasswordReset(
+    token: string,
+    password: string,
+    { signIn = false, ...options }: RequestOptions & { signIn?: boolean } = {},
+  ): Promise<Stored<T> | undefined> {
+    const sent = { ...options, body: { token, password, signIn }, anonymous: true };
+    const response = await this.#send('POST', 'reset/confirm/', sent);
+    return response.status === 204 ? undefined : this.#accept(response);
+  }
+
+  /**
+   * Asks to change the signed-in account's email (its `field`, default `email`): restock mails
+   * the new address a link, and the record keeps the old one until {@link confirmEmailChange}.
+   */
+  async changeEmail(email: string, { field = 'email', ...options }: RequestOptions & { field?: string } = {}) {
+    const id = this.record?.id;
+    if (id === undefined) throw new Error(`not signed in to ${this.collection}`);
+    const response = await this.#transport.send('PUT', `/${this.collection}/${id}/`, {
+      ...options,
+      body: { [field]: email },
+    });
+    return response.json() as Promise<Stored<T>>;
+  }
+
+  /** Applies an email change with the token mailed to the new address; answers the record. */
+  async confirmEmailChange(token: string, options: RequestOptions = {}): Promise<Stored<T>> {
+    const response = await this.#send('POST', 'email/confirm/', { ...options, body: { token }, anonymous: true });
+    const record = (await response.json()) as Stored<T>;
+    await this.#renew();
+    return record;
+  }
+
+  /** The outside providers this collection's accounts may sign in with. */
+  async providers(options: RequestOptions = {}): Promise<Provider[]> {
+    const sent = { ...options, anonymous: true, repeatable: true };
+    return (await this.#send('GET', 'providers/', sent)).json() as Promise<Provider[]>;
+  }
+
+  /**
+   * Where to send the browser to sign in with `provider`: back at `redirect` (default this
+   * page) with `?code=` for {@link completeProviderSignIn}, or `?error=`. In a browser it goes
+   * there, unless `navigate` is false.
+   */
+  signInWithProvider(provider: string, options: { redirect?: string; navigate?: boolean } = {}): URL {
+    const inBrowser = typeof location !== 'undefined';
+    const redirect = options.redirect ?? (inBrowser ? location.href : undefined);
+    if (redirect === undefined) throw new TypeError('a redirect URL is needed outside a browser');
+    const url = this.#transport.url(`${this.#path()}providers/${encodeURIComponent(provider)}/`);
+    url.searchParams.set('redirect', redirect);
+    if (options.navigate ?? inBrowser) location.assign(url);
+    return url;
+  }
+
+  /** Signs in with the one-time `code` a provider sign-in came back with; answers the account's record. */
+  async completeProviderSignIn(code: string, options: RequestOptions = {}): Promise<Stored<T>> {
+    return this.#accept(
+      await this.#send('POST', 'providers/exchange/', { ...options, body: { code }, anonymous: true }),
+    );
+  }
+
   #path(): string {
     return `/${this.collection}/auth/`;
+  }
+
+  #send(method: string, tail: string, sent: Sent): Promise<Response> {
+    return this.#transport.send(method, `${this.#path()}${tail}`, sent);
+  }
+
+  /** Renews a signed-in session after restock changed the account; a failure has signed it out, and says so to onChange. */
+  async #renew(): Promise<void> {
+    if (this.signedIn) await this.#keeper.refresh().catch(() => {});
   }
 
   async #accept(response: Response): Promise<Stored<T>> {

@@ -27,7 +27,7 @@ import type { Embeds } from './read-types.js';
 import { type IssuedTokens, SessionKeeper } from './session.js';
 import { type ClientOptions, Transport } from './transport.js';
 
-export { AccountClient, type SignInFields } from './accounts.js';
+export { AccountClient, type Provider, type SignInFields } from './accounts.js';
 export {
   BatchBuilder,
   BatchOperation,

@@ -73,6 +73,11 @@ export class Transport {
     this.#credentials = credentials;
   }
 
+  /** `target` (a path, or an absolute URL restock gave) as restock's URL. */
+  url(target: string): URL {
+    return new URL(target, this.#options.baseUrl);
+  }
+
   /**
    * Sends `method` to `target` (a path, or an absolute URL restock gave) and answers an OK
    * response. A 401 to an account's token is answered by renewing the token and sending the
@@ -95,7 +100,7 @@ export class Transport {
 
   async #attempt(method: string, target: string, sent: Sent, token: string | undefined): Promise<Response> {
     const { wire, headers } = this.#wire(method, sent, token);
-    const url = new URL(target, this.#options.baseUrl);
+    const url = this.url(target);
     const init: RequestInit = { method: wire, headers, ...(sent.signal && { signal: sent.signal }) };
     if (sent.body !== undefined) init.body = JSON.stringify(sent.body);
     for (let attempt = 0; ; attempt++) {
