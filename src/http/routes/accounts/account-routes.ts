@@ -3,14 +3,13 @@
  * the refresh token, and sign out, at `/<plural>/auth/`. Anyone may call them: they are
  * how a caller gets a credential at all.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { accountDocs } from '../../../api/openapi/account-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import type { IssuedTokens, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
+import type { PasswordHasher, TokenService } from '../../../records/accounts/index.js';
 import {
-  claimsOf,
   type FailureCounts,
   invalidCredentials,
   limitFailures,
@@ -20,13 +19,13 @@ import {
   signInName,
 } from '../../../records/accounts/index.js';
 import { Refusal } from '../../../records/refusal.js';
-import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
+import { accountOf, sendTokens } from './send-tokens.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -56,16 +55,6 @@ async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions
   registerSweep(app, 'refresh tokens', REFRESH_SWEEP_MS, () => options.tokens.sweep());
 }
 
-/** `{ token, refreshToken, expiresIn, record }`, the record spliced in as stored (its password never is). */
-function sendTokens(reply: FastifyReply, tokens: IssuedTokens, record: StoredRecord) {
-  const head = JSON.stringify({ token: tokens.token, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn });
-  return reply
-    .code(200)
-    .header('cache-control', 'no-store')
-    .type(JSON_TYPE)
-    .send(`${head.slice(0, -1)},"record":${renderRecord(record)}}`);
-}
-
 function registerAccountRoutes(
   app: FastifyInstance,
   collection: Collection,
@@ -74,11 +63,7 @@ function registerAccountRoutes(
 ) {
   const records: Records = options.store.collection(collection);
   const { tokens, hasher } = options;
-  const account = (record: StoredRecord) => ({
-    collection: collection.plural,
-    id: record.id,
-    claims: claimsOf(collection, record),
-  });
+  const account = (record: StoredRecord) => accountOf(collection, record);
   const refreshTokenOf = (body: unknown) => {
     const { refreshToken } = clientFields(body);
     if (typeof refreshToken !== 'string') throw invalidCredentials();
