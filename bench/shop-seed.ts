@@ -164,7 +164,7 @@ export async function seedShop(url: string, ownOrders: number): Promise<SeededSh
           JSON.stringify({ name: 'Other Shopper', email: 'other@example.com' }),
         ],
         undefined,
-        [hash, hash],
+        [{ secret: hash }, { secret: hash }],
       );
     const [shopper, other] = users.map((user) => user.id) as [number, number];
     const products = await store

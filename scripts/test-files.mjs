@@ -14,6 +14,7 @@ import { join } from 'node:path';
 const SHARDS = [
   [
     'account-tokens',
+    'account-flows-store',
     'backup',
     'client.browser',
     'connection-limit',

@@ -89,6 +89,7 @@ export const TEST_GROUPS = {
   rules: [
     'accounts',
     'account-tokens',
+    'account-flows-store',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

@@ -9,6 +9,14 @@
 export interface AccountSettings {
   /** Record fields copied into the access token as claims (and so into rules' `auth.*`). */
   readonly claims: readonly string[];
+  /**
+   * The unique field holding the account's email address: `x-auth.email`, else `email` when
+   * the schema declares it. Password reset, verification and a provider's sign-in find
+   * accounts by it.
+   */
+  readonly email?: string;
+  /** `email`: an account proves its address (`auth.verified`), and a new address is proven before it applies. */
+  readonly verify?: 'email';
 }
 
 /** The field a create or change carries an account's password in. */
@@ -38,6 +46,7 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   'kid',
   'id',
   'collection',
+  'verified',
 ]);
 
 export const AUTH_META_SCHEMA = {
@@ -45,21 +54,40 @@ export const AUTH_META_SCHEMA = {
   additionalProperties: false,
   properties: {
     claims: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' } },
+    email: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' },
+    verify: { enum: ['email'] },
   },
 };
 
 /**
- * The account settings `x-auth` declares (already checked against {@link AUTH_META_SCHEMA}),
- * or undefined when it declares none. `fail` says what is wrong.
+ * The account settings `x-auth` declares (already checked against {@link AUTH_META_SCHEMA})
+ * in a schema whose unique fields are `unique`, or undefined when it declares none. `fail`
+ * says what is wrong.
  */
-export function accountSettingsOf(raw: unknown, fail: (why: string) => Error): AccountSettings | undefined {
+export function accountSettingsOf(
+  raw: unknown,
+  document: Readonly<Record<string, unknown>>,
+  unique: readonly string[],
+  fail: (why: string) => Error,
+): AccountSettings | undefined {
   if (raw === undefined) return undefined;
-  const claims = ((raw as { claims?: string[] }).claims ?? []).slice();
+  const declared = raw as { claims?: string[]; email?: string; verify?: 'email' };
+  const properties = (document.properties ?? {}) as Record<string, unknown>;
+  const email = declared.email ?? (Object.hasOwn(properties, 'email') ? 'email' : undefined);
+  if (email !== undefined && !unique.includes(email)) {
+    throw fail(`x-auth: the email field "${email}" must be unique (list it in x-unique)`);
+  }
+  if (declared.verify && email === undefined) throw fail('x-auth: verify needs an email field (x-auth.email)');
+  const claims = (declared.claims ?? []).slice();
   for (const claim of claims) {
     if (RESERVED_CLAIMS.has(claim)) throw fail(`x-auth: the claim "${claim}" is one restock sets itself`);
     if (claim === PASSWORD_FIELD) throw fail('x-auth: the password can never be a claim');
   }
-  return Object.freeze({ claims: Object.freeze(claims) });
+  return Object.freeze({
+    claims: Object.freeze(claims),
+    ...(email !== undefined && { email }),
+    ...(declared.verify && { verify: declared.verify }),
+  });
 }
 
 /**

@@ -121,7 +121,14 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
     if (document.type !== undefined && document.type !== 'object') {
       throw fail(`must describe an object (its type is ${JSON.stringify(document.type)})`);
     }
-    const account = accountSettingsOf(document[AUTH_KEYWORD], fail);
+    const unique = ((document[UNIQUE_KEYWORD] ?? []) as (string | { field: string; ignoreCase?: boolean })[]).map(
+      (entry) => {
+        const { field, ignoreCase = false } = typeof entry === 'string' ? { field: entry } : entry;
+        return { collection, path: field.split('.'), ignoreCase };
+      },
+    );
+    const uniqueNames = unique.map((field) => field.path.join('.'));
+    const account = accountSettingsOf(document[AUTH_KEYWORD], document, uniqueNames, fail);
     let validate: ReturnType<typeof ajv.compile>;
     let validatePassword: ReturnType<typeof ajv.compile> | undefined;
     try {
@@ -131,12 +138,6 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       throw fail(`is not a valid JSON Schema: ${(error as Error).message}`);
     }
     const owner = document[OWNER_KEYWORD] as string | undefined;
-    const unique = ((document[UNIQUE_KEYWORD] ?? []) as (string | { field: string; ignoreCase?: boolean })[]).map(
-      (entry) => {
-        const { field, ignoreCase = false } = typeof entry === 'string' ? { field: entry } : entry;
-        return { collection, path: field.split('.'), ignoreCase };
-      },
-    );
     const singular = document[SINGULAR_KEYWORD] as string | undefined;
     const rules = parseRules(document[RULES_KEYWORD], file);
     const fieldMistake = ruleFieldMistake(document, rules) ?? (owner && ownerMistake(document, owner));

@@ -4,13 +4,17 @@
  */
 
 import type { StoredRecord } from './record-model.js';
-import type { IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
+import type { AccountWrite, IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
 
 /** One operation of a batch, as the store runs it inside the batch's transaction. */
 export type BatchStep = { readonly collection: string } & (
-  | { readonly kind: 'create'; readonly data: string; readonly secret?: string }
+  | { readonly kind: 'create'; readonly data: string; readonly account?: AccountWrite }
   /** Several creates in a row, none naming another's result: one INSERT, and one result each. */
-  | { readonly kind: 'createMany'; readonly data: readonly string[]; readonly secrets: readonly (string | undefined)[] }
+  | {
+      readonly kind: 'createMany';
+      readonly data: readonly string[];
+      readonly accounts: readonly (AccountWrite | undefined)[];
+    }
   | { readonly kind: 'merge'; readonly id: number; readonly patch: object; readonly conditions: WriteConditions }
   | { readonly kind: 'remove'; readonly id: number; readonly conditions: RemoveConditions }
   /** The record as it is at that point of the batch. */

@@ -146,3 +146,11 @@ export class BatchStepError extends Error {
     this.name = 'BatchStepError';
   }
 }
+
+/** A flow's token (a reset's, an email change's) that is unknown, used, expired or another account's: nothing was written. */
+export class InvalidFlowTokenError extends Error {
+  constructor() {
+    super('the token is not a live one of this account');
+    this.name = 'InvalidFlowTokenError';
+  }
+}

@@ -8,18 +8,22 @@ import { ConfigError } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 
 export const STORE_TABLES: readonly string[] = [
+  'account_links',
   'account_secrets',
+  'account_tokens',
   'change_inbox',
   'change_seqs',
   'changes',
   'declared_refs',
   'idempotency_keys',
+  'mail_outbox',
   'record_refs',
   'refresh_families',
   'refresh_tokens',
   'schema_migrations',
   'server_secrets',
   'signing_keys',
+  'verified_accounts',
 ];
 
 /** Refuses, in one line naming its file, a collection whose table would be one of the store's. */

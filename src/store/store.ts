@@ -11,8 +11,9 @@ import type { AccountTables } from './account-model.js';
 import type { BatchPlan, BatchResult } from './batch-model.js';
 import type { ChangeLog } from './change-log-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
+import type { MailOutbox } from './mail-model.js';
 import type { StoredRecord } from './record-model.js';
-import type { IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
+import type { AccountWrite, IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
 
 export type { IndexedField, Reference, UniqueField };
 
@@ -42,20 +43,21 @@ export interface Records {
   /** The records of these ids that exist, in one statement per {@link MAX_MANY} ids. */
   getMany(ids: readonly number[]): Promise<StoredRecord[]>;
   /**
-   * Stores a new record (with an account's password hash, `secret`, in the same
-   * transaction); resolves once it is durable. With `idempotency`, the claim is
+   * Stores a new record (with an account's password hash, verified state and mail,
+   * `account`, in the same transaction); resolves once it is durable. With `idempotency`, the claim is
    * completed with the new record in the same transaction, or the create fails with
    * {@link IdempotencyConflictError} if the claim is no longer this request's.
    */
-  create(data: string, idempotency?: IdempotentCreate, secret?: string): Promise<StoredRecord>;
+  create(data: string, idempotency?: IdempotentCreate, account?: AccountWrite): Promise<StoredRecord>;
   /**
-   * Stores many new records in one transaction: all of them, in order, or none. With
-   * `idempotency`, the claim is completed with all of them in the same transaction.
+   * Stores many new records in one transaction: all of them, in order, or none (`accounts[i]`
+   * is what `data[i]`'s account write carries). With `idempotency`, the claim is completed
+   * with all of them in the same transaction.
    */
   createMany(
     data: readonly string[],
     idempotency?: IdempotentCreate,
-    secrets?: readonly (string | undefined)[],
+    accounts?: readonly (AccountWrite | undefined)[],
   ): Promise<StoredRecord[]>;
   /**
    * Writes records exactly as given (ids, versions and timestamps kept), in one
@@ -172,6 +174,7 @@ export interface Store {
   readonly idempotency: IdempotencyKeys;
   readonly changes: ChangeLog;
   readonly accounts: AccountTables;
+  readonly mail: MailOutbox;
   /**
    * Runs the steps `plan` gives, on any collections, in one transaction: all of them or
    * none. Resolves with each step's result, in order, once durable.

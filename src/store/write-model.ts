@@ -3,7 +3,19 @@
  * and the `Idempotency-Key` claim it completes. Shared by single writes (store.ts) and
  * batches (batch-model.ts).
  */
+import type { SpentToken } from './account-model.js';
+import type { NewMail } from './mail-model.js';
 import type { StoredRecord } from './record-model.js';
+
+/** What an account's write carries beside its record, written in the same transaction. */
+export interface AccountWrite {
+  /** The account's new password hash. */
+  readonly secret?: string;
+  /** Whether its email address is now proven (true) or no longer (false); unchanged when absent. */
+  readonly verified?: boolean;
+  /** Mail the write causes, put in the outbox; one without `accountId` names the record written. */
+  readonly mail?: readonly NewMail[];
+}
 
 /**
  * A write's precondition (`If-Match`): it applies only while the record's version is one
@@ -37,6 +49,15 @@ export interface WriteConditions {
   readonly allow?: (current: StoredRecord) => void;
   /** An account's new password hash, written in the same transaction. */
   readonly secret?: string;
+  /** Whether the account's email address is now proven; unchanged when absent. */
+  readonly verified?: boolean;
+  /** Mail the write causes, put in the outbox in its transaction. */
+  readonly mail?: readonly NewMail[];
+  /**
+   * A flow's token the write spends: it goes ahead only if the token is live and names this
+   * record, and uses it up, else throws {@link InvalidFlowTokenError} and changes nothing.
+   */
+  readonly spend?: SpentToken;
 }
 
 /** What a delete may be held to: a merge's conditions that do not concern the fields written. */

@@ -35,7 +35,7 @@ export class ImportWriter {
         const made = await this.collection.createMany(
           batch.map((p) => p.data),
           undefined,
-          hashes,
+          hashes?.map((secret) => (secret === undefined ? undefined : { secret })),
         );
         this.#written.push(...made.map((r) => r.id));
         this.created += batch.length;

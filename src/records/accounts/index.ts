@@ -17,7 +17,7 @@ export { appRedirect } from './providers/app-redirect.js';
 export { emailFieldOf, type FlowError, type ProviderAccounts } from './providers/provider-accounts.js';
 export { providersByCollection } from './providers/provider-catalog.js';
 export { CODE_MS, invalidProviderFlow, ProviderSignIn, STATE_MS } from './providers/provider-sign-in.js';
-export { claimsOf, invalidCredentials, signIn, signInName } from './sign-in.js';
+export { invalidCredentials, signIn, signInName, tokenSubject } from './sign-in.js';
 export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 export {
   CLOCK_TOLERANCE_SECONDS,

@@ -5,6 +5,7 @@
  * there is no account).
  */
 import type { Collection } from '../../core/collection.js';
+import type { FlowTables } from '../../store/account-model.js';
 import type { Records, StoredRecord } from '../../store/store.js';
 import type { Holder } from '../in-flight-gate.js';
 import { Refusal } from '../refusal.js';
@@ -46,8 +47,22 @@ export async function signIn(
   return account;
 }
 
+/**
+ * Who a token is issued to: the account, with its claims and whether its email address is
+ * proven (`verified`, rules' `auth.verified`), read when the token is issued: a token made
+ * before a verification says false until it is renewed.
+ */
+export async function tokenSubject(
+  accounts: Pick<FlowTables, 'isVerified'>,
+  collection: Collection,
+  record: StoredRecord,
+) {
+  const verified = await accounts.isVerified(collection.plural, record.id);
+  return { collection: collection.plural, id: record.id, claims: { ...claimsOf(collection, record), verified } };
+}
+
 /** The claims an account's token carries: the record fields its collection names. */
-export function claimsOf(collection: Collection, record: StoredRecord): Record<string, unknown> {
+function claimsOf(collection: Collection, record: StoredRecord): Record<string, unknown> {
   const fields = JSON.parse(record.data) as Record<string, unknown>;
   const claims: Record<string, unknown> = {};
   for (const name of collection.account?.claims ?? []) {

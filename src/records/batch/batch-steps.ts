@@ -68,7 +68,7 @@ export function batchSteps(
       case 'create': {
         const settle = mentions[index] ? (bytes: number) => size.settle(index, bytes) : undefined;
         const data = readyCreate(kit, caller, fields ?? {}, settle);
-        return { collection, kind: 'create', data, ...(secret !== undefined && { secret }) };
+        return { collection, kind: 'create', data, ...(secret !== undefined && { account: { secret } }) };
       }
       case 'merge': {
         const patch = fields ?? {};
@@ -113,8 +113,10 @@ export function batchSteps(
           throw new BatchStepError(at, error);
         }
       }
-      const secrets = operations.slice(index, end).map((readiedOperation) => readiedOperation.secret);
-      return { collection: operations[index]?.operation.collection.plural ?? '', kind: 'createMany', data, secrets };
+      const accounts = operations
+        .slice(index, end)
+        .map(({ secret }) => (secret === undefined ? undefined : { secret }));
+      return { collection: operations[index]?.operation.collection.plural ?? '', kind: 'createMany', data, accounts };
     },
   };
 }

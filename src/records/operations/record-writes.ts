@@ -50,7 +50,9 @@ export async function createRecord(
     body: data,
     ...(password !== undefined && { password }),
   });
-  return idempotently({ ...input.key, what }, (claim) => kit.records.create(data, claim, secret));
+  return idempotently({ ...input.key, what }, (claim) =>
+    kit.records.create(data, claim, secret === undefined ? undefined : { secret }),
+  );
 }
 
 /** Record `id` changed by `body` (a JSON Merge Patch, a new password hashed) under its conditions. */

@@ -54,6 +54,7 @@ export const postgresDialect: SqlDialect = {
   lookupJoin: (table, alias, on) =>
     `CROSS JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} OFFSET 0) ${alias}`,
   forKeyShare: ' FOR KEY SHARE',
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
   explicitIds: 'OVERRIDING SYSTEM VALUE',
   afterExplicitIds: (table) =>
     `SELECT setval(seq, top) FROM (

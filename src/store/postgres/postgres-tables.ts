@@ -124,6 +124,7 @@ const migrations: readonly Migration[] = [
     },
   },
   { version: 11, ...shared.serverSecrets },
+  { version: 12, ...shared.accountFlows },
 ];
 
 /**

@@ -81,6 +81,11 @@ export interface SqlDialect {
    * until the transaction ends, without blocking other writes to them.
    */
   readonly forKeyShare: string;
+  /**
+   * What ends a SELECT of rows to claim (a queue's) to lock them and pass over those another
+   * transaction holds ('' where writes take turns).
+   */
+  readonly skipLocked: string;
   /** What lets an INSERT give ids of its own (a restore). */
   readonly explicitIds: string;
   /** A statement to run after a restore gave ids of its own, so later creates go past them. */

@@ -9,6 +9,7 @@ import type { Collection } from '../../core/collection.js';
 import { heldIds } from '../../core/references.js';
 import { mergedFields, versionMatches } from '../merge-patch.js';
 import {
+  type AccountWrite,
   IdempotencyConflictError,
   type IdempotentCreate,
   PreconditionFailedError,
@@ -16,7 +17,7 @@ import {
   type StoredRecord,
   type WriteConditions,
 } from '../store.js';
-import { secretSql } from './accounts/index.js';
+import { flowSql, secretSql } from './accounts/index.js';
 import { MAX_REFERRERS_CHANGED, releaseReferrers } from './delete-referrers.js';
 import type { SqlDialect } from './dialect.js';
 import { chunked, insertRows } from './insert-rows.js';
@@ -37,16 +38,18 @@ export interface RecordPrograms {
   read(id: number): Program<StoredRecord | undefined>;
   /** Takes the lock a merge takes on each of `ids` there is, in id order (a batch's, before its first step). */
   lockToChange(ids: readonly number[]): Program<void>;
-  create(data: string, idempotency?: IdempotentCreate, secret?: string): Program<StoredRecord>;
+  create(data: string, idempotency?: IdempotentCreate, account?: AccountWrite): Program<StoredRecord>;
   /** Many creates as one multi-row INSERT per chunk: the records in the order given. */
   createMany(
     data: readonly string[],
     idempotency?: IdempotentCreate,
-    hashes?: readonly (string | undefined)[],
+    accounts?: readonly (AccountWrite | undefined)[],
   ): Program<StoredRecord[]>;
   /** Holds the records `created` name and writes their rows of record_refs. */
   linked(created: StoredRecord[]): Program<StoredRecord[]>;
   keepSecrets(written: readonly { id: number }[], hashes?: readonly (string | undefined)[]): Program<void>;
+  /** What the accounts `written` carry beside them (`accounts[i]`, `written[i]`'s): passwords, verified states, mail. */
+  keepAccounts(written: readonly { id: number }[], accounts?: readonly (AccountWrite | undefined)[]): Program<void>;
   merge(id: number, patch: string | object, conditions: WriteConditions): Program<StoredRecord | undefined>;
   /** A delete; with `ifVersion`, a record that is not there (or not at it) throws {@link PreconditionFailedError}. */
   remove(id: number, conditions: RemoveConditions): Program<StoredRecord | undefined>;
@@ -82,8 +85,25 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     if (!secrets) throw new Error(`${table} holds no accounts: no passwords`);
     return secrets;
   };
+  const flows = collection.account ? flowSql(dialect) : undefined;
   function* keepSecrets(written: readonly { id: number }[], hashes?: readonly (string | undefined)[]): Program<void> {
     if (hashes?.some((hash) => hash !== undefined)) yield* passwords().keep(written, hashes);
+  }
+  function* keepAccounts(
+    written: readonly { id: number }[],
+    accounts?: readonly (AccountWrite | undefined)[],
+  ): Program<void> {
+    if (!accounts?.some((account) => account !== undefined)) return;
+    yield* keepSecrets(
+      written,
+      accounts.map((account) => account?.secret),
+    );
+    for (const [i, { id }] of written.entries()) {
+      const account = accounts[i];
+      if (flows && account && (account.verified !== undefined || account.mail)) {
+        yield* flows.accountEffects(table, id, account);
+      }
+    }
   }
   function* linked(created: StoredRecord[]): Program<StoredRecord[]> {
     if (refers) {
@@ -111,16 +131,16 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     *lockToChange(ids) {
       yield sql.lockManyToChange({ ids: dialect.intList([...ids].sort((a, b) => a - b)) });
     },
-    *create(data, idempotency, secret) {
+    *create(data, idempotency, account) {
       if (refers) yield* holdTargets(dialect, references, [{ fields: parse(data), at: '' }]);
       const [record] = (yield* linked(records(yield sql.insert({ data, now: isoNow() })))) as [StoredRecord];
-      yield* keepSecrets([record], [secret]);
+      yield* keepAccounts([record], [account]);
       if (!idempotency) return record;
       const done = yield completeClaim(dialect, table, record, idempotency);
       if (done.changes !== 1) throw new IdempotencyConflictError();
       return record;
     },
-    *createMany(data, idempotency, hashes) {
+    *createMany(data, idempotency, accounts) {
       const now = isoNow();
       const head = `INSERT INTO "${table}" (data, created_at, updated_at)`;
       const tail = ` RETURNING ${recordColumns(dialect)}`;
@@ -139,7 +159,7 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
       // Ids are drawn in the order of the rows: in id order is in the order given.
       created.sort((a, b) => a.id - b.id);
       yield* linked(created);
-      yield* keepSecrets(created, hashes);
+      yield* keepAccounts(created, accounts);
       if (idempotency) {
         const done = yield completeClaim(dialect, table, created, idempotency);
         if (done.changes !== 1) throw new IdempotencyConflictError();
@@ -148,10 +168,12 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     },
     linked,
     keepSecrets,
+    keepAccounts,
     *merge(id, patch, conditions) {
-      const { check, maxBytes, secret } = conditions;
+      const { check, maxBytes, secret, spend, verified, mail } = conditions;
       const current = seen(yield* first<StoredRecord>(sql.lockToChange({ id })), conditions);
       if (!current) return undefined;
+      if (flows && (spend || verified !== undefined || mail)) yield* flows.accountEffects(table, id, conditions);
       if (secret !== undefined) yield* passwords().change(id, secret);
       const data = mergedFields(current.data, patch, maxBytes);
       const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
@@ -173,6 +195,7 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
         return undefined;
       }
       if (secrets) yield* secrets.remove(id);
+      if (flows) yield* flows.forget(table, id);
       if (refers) yield unlink(dialect, table, id);
       if (referred) yield* releaseReferrers(dialect, catalog, table, id, { left: MAX_REFERRERS_CHANGED });
       return removed;

@@ -4,7 +4,7 @@
  * numbers its databases in the field already record, which differ because each engine had
  * migrations of its own before them.
  */
-import { createAccountTables } from './accounts/index.js';
+import { createAccountTables, createFlowTables } from './accounts/index.js';
 import { createChangeTables } from './change-log-sql.js';
 import type { Migration } from './driver.js';
 import { createReferenceTables } from './reference-sql.js';
@@ -21,11 +21,13 @@ export function sharedMigrations(idType: string): {
   changeLog: SharedMigration;
   accounts: SharedMigration;
   serverSecrets: SharedMigration;
+  accountFlows: SharedMigration;
 } {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
     changeLog: { name: CHANGE_LOG_MIGRATION, up: () => createChangeTables(idType) },
     accounts: { name: 'accounts', up: () => createAccountTables(idType) },
     serverSecrets: { name: 'server secrets', up: () => createServerSecrets() },
+    accountFlows: { name: 'account flows', up: () => createFlowTables(idType) },
   };
 }

@@ -38,9 +38,9 @@ export function sqlBatch(
     const programs = programsOf(step.collection);
     switch (step.kind) {
       case 'create':
-        return [yield* programs.create(step.data, undefined, step.secret)];
+        return [yield* programs.create(step.data, undefined, step.account)];
       case 'createMany':
-        return yield* programs.createMany(step.data, undefined, step.secrets);
+        return yield* programs.createMany(step.data, undefined, step.accounts);
       case 'merge':
         return [yield* programs.merge(step.id, step.patch, step.conditions)];
       case 'remove':

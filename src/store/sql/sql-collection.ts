@@ -61,18 +61,18 @@ export function sqlCollection(engine: SqlEngine, guard: Guard, collection: Colle
       }
       return found;
     },
-    async create(data, idempotency, secret) {
-      if (!idempotency && !refers && secret === undefined) {
+    async create(data, idempotency, account) {
+      if (!idempotency && !refers && account === undefined) {
         return records(await guard(driver.write(sql.insert({ data, now: isoNow() })), table))[0] as StoredRecord;
       }
       return guard(
-        driver.transaction(() => programs.create(data, idempotency, secret)),
+        driver.transaction(() => programs.create(data, idempotency, account)),
         table,
       );
     },
-    createMany(data, idempotency, hashes) {
+    createMany(data, idempotency, accounts) {
       return guard(
-        driver.transaction(() => programs.createMany(data, idempotency, hashes)),
+        driver.transaction(() => programs.createMany(data, idempotency, accounts)),
         table,
       );
     },

@@ -17,6 +17,7 @@ import { sqlAccountTables } from './accounts/index.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SqlDriver } from './driver.js';
 import type { SqlEngine } from './engine.js';
+import { sqlMailOutbox } from './mail-outbox-sql.js';
 import { recordPrograms } from './record-programs.js';
 import { sqlBatch } from './sql-batch.js';
 import { sqlCollection } from './sql-collection.js';
@@ -55,6 +56,7 @@ export async function openSqlStore(
     idempotency: sqlIdempotencyKeys(engine, guard),
     changes: sqlChangeLog(engine, guard),
     accounts: sqlAccountTables(engine, guard),
+    mail: sqlMailOutbox(driver, dialect, guard),
     batch: sqlBatch(
       engine,
       guard,

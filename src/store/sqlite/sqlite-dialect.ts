@@ -76,6 +76,7 @@ export const sqliteDialect: SqlDialect = {
   forChange: '',
   lookupJoin: (table, alias, on) => `JOIN ${table} ${alias} ON ${on}`,
   forKeyShare: '',
+  skipLocked: '',
   // AUTOINCREMENT moves past an explicit id by itself.
   explicitIds: '',
   keyClock: { now: NOW_MS, ago: (ms) => `(${NOW_MS} - ${ms})` },

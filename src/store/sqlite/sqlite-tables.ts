@@ -86,6 +86,7 @@ const migrations: readonly Migration[] = [
     },
   },
   { version: 8, ...shared.serverSecrets },
+  { version: 9, ...shared.accountFlows },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */

@@ -17,6 +17,7 @@ import {
   redisCounts,
   signIn,
   signInName,
+  tokenSubject,
 } from '../../../records/accounts/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
@@ -25,7 +26,7 @@ import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
-import { accountOf, sendTokens } from './send-tokens.js';
+import { sendTokens } from './send-tokens.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -63,7 +64,7 @@ function registerAccountRoutes(
 ) {
   const records: Records = options.store.collection(collection);
   const { tokens, hasher } = options;
-  const account = (record: StoredRecord) => accountOf(collection, record);
+  const account = (record: StoredRecord) => tokenSubject(options.store.accounts, collection, record);
   const refreshTokenOf = (body: unknown) => {
     const { refreshToken } = clientFields(body);
     if (typeof refreshToken !== 'string') throw invalidCredentials();
@@ -91,7 +92,7 @@ function registerAccountRoutes(
               () => signIn(collection, records, hasher, fields, holder),
               (error) => error instanceof Refusal && error.kind === 'invalid-credentials',
             );
-            return sendTokens(reply, await tokens.issue(account(record)), record);
+            return sendTokens(reply, await tokens.issue(await account(record)), record);
           },
         },
         DELETE: {
@@ -113,7 +114,7 @@ function registerAccountRoutes(
             const rotated = await tokens.refresh(collection.plural, refreshTokenOf(request.body));
             const record = rotated && (await records.get(rotated.id));
             if (!rotated || !record) throw invalidCredentials();
-            const access = await tokens.accessToken(account(record));
+            const access = await tokens.accessToken(await account(record));
             return sendTokens(reply, { ...access, refreshToken: rotated.refreshToken }, record);
           },
         },

@@ -1,7 +1,6 @@
 /** The answer of every way to sign in (a password, a refresh, a provider's one-time code). */
 import type { FastifyReply } from 'fastify';
-import type { Collection } from '../../../core/collection.js';
-import { claimsOf, type IssuedTokens } from '../../../records/accounts/index.js';
+import type { IssuedTokens } from '../../../records/accounts/index.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import type { StoredRecord } from '../../../store/store.js';
 
@@ -15,7 +14,3 @@ export function sendTokens(reply: FastifyReply, tokens: IssuedTokens, record: St
     .send(`${head.slice(0, -1)},"record":${renderRecord(record)}}`);
 }
 
-/** What a token names of `record`, an account of `collection`. */
-export function accountOf(collection: Collection, record: StoredRecord) {
-  return { collection: collection.plural, id: record.id, claims: claimsOf(collection, record) };
-}

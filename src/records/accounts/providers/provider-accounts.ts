@@ -7,31 +7,17 @@
  */
 import type { ProviderSetting } from '../../../config/index.js';
 import type { Collection } from '../../../core/collection.js';
+import type { FlowTables } from '../../../store/account-model.js';
 import { UniqueViolationError } from '../../../store/store-errors.js';
 import type { Records, StoredRecord } from '../../../store/store.js';
 import { Refusal } from '../../refusal.js';
 import type { ProviderClaims } from './oidc-protocol.js';
 
 /** What the flow needs of the store's account tables (src/store/account-model.ts). */
-export interface ProviderAccounts {
-  addFlowToken(token: {
-    hash: string;
-    purpose: 'provider-state' | 'provider-code';
-    collection: string;
-    recordId: number | null;
-    detail: string | null;
-    expiresAt: number;
-  }): Promise<void>;
-  spendFlowToken(
-    purpose: 'provider-state' | 'provider-code',
-    collection: string,
-    hash: string,
-    now: number,
-  ): Promise<{ recordId: number | null; detail: string | null } | undefined>;
-  isVerified(collection: string, id: number): Promise<boolean>;
-  findLink(collection: string, provider: string, subject: string): Promise<number | undefined>;
-  addLink(link: { collection: string; provider: string; subject: string; recordId: number }): Promise<void>;
-}
+export type ProviderAccounts = Pick<
+  FlowTables,
+  'addFlowToken' | 'spendFlowToken' | 'isVerified' | 'findLink' | 'addLink'
+>;
 
 /** What the app hears when a sign-in could not end with an account (`?error=`). */
 export type FlowError = 'denied' | 'provider-error' | 'account-exists' | 'account-refused';
@@ -45,9 +31,10 @@ interface AccountContext {
   readonly createAccount: (fields: Record<string, unknown>, verified: boolean) => Promise<StoredRecord>;
 }
 
-/** The field of `collection` an account's email is kept in: its unique field `email`, if it has one. */
+/** The unique field of `collection` an account's email is kept in (`x-auth.email`), if it has one. */
 export function emailFieldOf(collection: Collection) {
-  return collection.unique.find((field) => field.path.length === 1 && field.path[0] === 'email');
+  const name = collection.account?.email;
+  return collection.unique.find((field) => field.path.length === 1 && field.path[0] === name);
 }
 
 export async function accountFor(
@@ -69,12 +56,12 @@ export async function accountFor(
   const holder = emailField && email !== undefined ? await records.findUnique(emailField, email) : undefined;
   if (holder) {
     if (!emailVerified || !(await accounts.isVerified(plural, holder.id))) return { error: 'account-exists' };
-    await accounts.addLink({ ...link, recordId: holder.id });
+    await accounts.addLink({ ...link, accountId: holder.id });
     return { record: holder };
   }
 
   const fields: Record<string, unknown> = {};
-  if (emailField && email !== undefined) fields.email = email;
+  if (emailField && email !== undefined) fields[emailField.path[0] as string] = email;
   for (const [field, claim] of Object.entries(provider.fields)) {
     if (claims[claim] !== undefined) fields[field] = claims[claim];
   }
@@ -90,6 +77,6 @@ export async function accountFor(
   }
   // Not in the create's transaction: should this fail, the account is there unlinked,
   // and the next sign-in finds it by its verified email (or is refused, as any other).
-  await accounts.addLink({ ...link, recordId: record.id });
+  await accounts.addLink({ ...link, accountId: record.id });
   return { record };
 }

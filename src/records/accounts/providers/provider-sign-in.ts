@@ -75,7 +75,7 @@ export class ProviderSignIn {
       hash: tokenHash(state),
       purpose: 'provider-state',
       collection: this.options.collection.plural,
-      recordId: null,
+      accountId: null,
       detail: JSON.stringify(detail),
       expiresAt: this.#now() + STATE_MS,
     });
@@ -108,7 +108,7 @@ export class ProviderSignIn {
       hash,
       purpose: 'provider-code',
       collection: this.options.collection.plural,
-      recordId: outcome.record.id,
+      accountId: outcome.record.id,
       detail: null,
       expiresAt: this.#now() + CODE_MS,
     });
@@ -120,7 +120,7 @@ export class ProviderSignIn {
     if (typeof code !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(code)) throw invalidProviderFlow();
     const { collection, records, accounts } = this.options;
     const spent = await accounts.spendFlowToken('provider-code', collection.plural, tokenHash(code), this.#now());
-    const record = typeof spent?.recordId === 'number' ? await records.get(spent.recordId) : undefined;
+    const record = typeof spent?.accountId === 'number' ? await records.get(spent.accountId) : undefined;
     if (!record) throw invalidProviderFlow();
     return record;
   }

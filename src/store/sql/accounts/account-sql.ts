@@ -1,6 +1,6 @@
 /**
  * The account tables (./account-tables.ts) on any SQL database: signing keys and refresh
- * tokens, written once. A refresh and a revocation of one family each lock its row of
+ * tokens, written once, with the flows' tables (./flow-sql.ts). A refresh and a revocation of one family each lock its row of
  * `refresh_families` first (SQLite's writes take turns anyway), so that on PostgreSQL a
  * revocation never misses the token a refresh is adding, and of two refreshes racing with
  * one token, the second finds it used. Revoked is the family's state alone: one row
@@ -11,6 +11,7 @@ import type { AccountTables, RefreshOutcome, SigningKeyRow } from '../../account
 import type { Guard } from '../driver.js';
 import type { SqlEngine } from '../engine.js';
 import { first, type Program, sql, statement } from '../program.js';
+import { flowSql, sqlFlowTables } from './flow-sql.js';
 
 interface TokenRow {
   family: string;
@@ -26,6 +27,7 @@ export function sqlAccountTables(
   guard: Guard,
 ): AccountTables {
   const { placeholder, forUpdate } = dialect;
+  const flows = flowSql(dialect);
   const listKeys = sql(
     `SELECT kid, private_jwk AS "privateJwk", public_jwk AS "publicJwk", created_at AS "createdAt", ` +
       `superseded_at AS "supersededAt" FROM signing_keys ORDER BY created_at DESC, kid DESC`,
@@ -133,6 +135,7 @@ export function sqlAccountTables(
   }
 
   return {
+    ...sqlFlowTables(driver, dialect, guard),
     async listKeys() {
       const { rows } = await guard(driver.read(listKeys, false));
       return rows.map((row) => ({
@@ -161,6 +164,7 @@ export function sqlAccountTables(
     async sweep(now) {
       const { changes } = await guard(driver.write(sweepTokens({ now })));
       await guard(driver.write(sweepFamilies));
+      await guard(driver.write(flows.sweep(now)));
       return changes;
     },
   };
