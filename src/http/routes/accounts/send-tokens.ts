@@ -13,4 +13,3 @@ export function sendTokens(reply: FastifyReply, tokens: IssuedTokens, record: St
     .type(JSON_TYPE)
     .send(`${head.slice(0, -1)},"record":${renderRecord(record)}}`);
 }
-

@@ -17,5 +17,8 @@ export function appRedirect(redirect: unknown, origins: readonly string[]): URL 
 }
 
 function refused(): Refusal {
-  return invalidQuery('redirect', 'must be an absolute http(s) URL of the app (the origin of APP_URL) or of this server');
+  return invalidQuery(
+    'redirect',
+    'must be an absolute http(s) URL of the app (the origin of APP_URL) or of this server',
+  );
 }

@@ -8,8 +8,8 @@
 import type { ProviderSetting } from '../../../config/index.js';
 import type { Collection } from '../../../core/collection.js';
 import type { FlowTables } from '../../../store/account-model.js';
-import { UniqueViolationError } from '../../../store/store-errors.js';
 import type { Records, StoredRecord } from '../../../store/store.js';
+import { UniqueViolationError } from '../../../store/store-errors.js';
 import { Refusal } from '../../refusal.js';
 import type { ProviderClaims } from './oidc-protocol.js';
 

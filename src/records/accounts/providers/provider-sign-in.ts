@@ -15,8 +15,8 @@ import type { Collection } from '../../../core/collection.js';
 import type { Records, StoredRecord } from '../../../store/store.js';
 import { Refusal } from '../../refusal.js';
 import { newRefreshToken as newToken, refreshTokenHash as tokenHash } from '../refresh-tokens.js';
-import { type AccountOutcome, accountFor, type ProviderAccounts } from './provider-accounts.js';
 import { type FlowSecrets, ProviderProtocol } from './oidc-protocol.js';
+import { type AccountOutcome, accountFor, type ProviderAccounts } from './provider-accounts.js';
 
 /** How long a browser has between the redirect to the provider and its callback. */
 export const STATE_MS = 10 * 60 * 1000;
