@@ -81,6 +81,8 @@ function providerOf(entry: unknown, fail: (why: string) => ConfigError): Provide
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw fail('"name" must be lower-case letters, digits and "-", at most 63');
   }
+  // Its path would be the exchange's, /<plural>/auth/providers/exchange/.
+  if (name === 'exchange') throw fail('"exchange" is a path of its own, not a provider\'s name');
   if (typeof issuer !== 'string' || !URL.canParse(issuer)) throw fail(`${name}: "issuer" must be a URL`);
   const url = new URL(issuer);
   if (url.protocol !== 'https:' && !isLoopbackHttp(issuer)) {

@@ -33,6 +33,8 @@ export interface AppOptions {
   eventLoopSampleMs?: number;
   /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
   onRoute?: (route: RouteOptions) => void;
+  /** The clock of flows that expire (a provider sign-in's state and code), ms since the epoch; tests move it. */
+  now?: () => number;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
@@ -105,15 +107,9 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
     // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
     const { publicUrl } = config;
-    app.register(providerRoutes, {
-      store,
-      catalog,
-      config,
-      tokens: accounts.tokens,
-      providers,
-      publicUrl,
-      appOrigins: [],
-    });
+    const { tokens } = accounts;
+    const clock = options.now && { now: options.now };
+    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

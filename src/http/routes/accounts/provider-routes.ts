@@ -38,6 +38,8 @@ export interface ProviderRoutesOptions {
   publicUrl: string;
   /** Origins besides this server's that a sign-in may send the browser back to (APP_URL's). */
   appOrigins: readonly string[];
+  /** The flows' clock (tests move it). */
+  now?: () => number;
 }
 
 /**
@@ -72,6 +74,7 @@ async function serveProviders(app: FastifyInstance, options: ProviderRoutesOptio
       providers,
       createAccount: (fields, verified) =>
         kit.records.create(readyCreate(kit, SIGNING_UP, fields), undefined, { verified }),
+      ...(options.now && { now: options.now }),
     });
     registerProviderRoutes(app, collection, flows, options);
   }
