@@ -1,9 +1,11 @@
 /**
  * Signing in to the console with an account (a collection whose index entry has `auth`),
- * and out. While signed in, every request and the change feed carry the account's access
+ * and out; signing up, a forgotten password, providers and links from mail are
+ * ./account-flows.js's. While signed in, every request and the change feed carry the account's access
  * token, which is renewed before it expires (and once after a 401); the session is kept for
  * the browser tab, as the API key is, so that a reload does not sign out.
  */
+import { capitalize, createAccountFlows, labelled } from './account-flows.js';
 
 const STORAGE_KEY = 'restock.session';
 /** Renew this long before expiry at most: a quarter of the token's life when that is shorter. */
@@ -14,20 +16,31 @@ const EARLY_MS = 30_000;
  * switch is on; `anonymous` sends no credential); `describe(problem, status)` says a problem in
  * one line; `onChange()` runs after every sign-in and sign-out.
  */
-export function createAccounts({ panel, forms, who, signOutButton, status, call, describe, onChange }) {
+export function createAccounts({ panel, forms, who, resend, signOutButton, status, call, describe, onChange }) {
   let session = load();
   let refreshing;
   let timer;
   let collections = [];
+  const flows = createAccountFlows({ forms, call, describe, say, welcome, refresh: () => session && refresh() });
 
   /** Shows a sign-in form for each account collection of the index, or who is signed in. */
   function show(all) {
     collections = all.filter((collection) => typeof collection.auth === 'string');
     panel.hidden = collections.length === 0;
     if (session && !collections.some((c) => c.name === session.collection)) forget();
-    forms.replaceChildren(...collections.filter((c) => (c.signInWith ?? []).length > 0).map(signInForm));
+    const signsIn = collections.filter((c) => (c.signInWith ?? []).length > 0);
+    forms.replaceChildren(
+      ...signsIn.map((collection) => {
+        const box = document.createElement('div');
+        box.className = 'account-box';
+        const form = signInForm(collection);
+        box.append(form, ...flows.offer(collection, form));
+        return box;
+      }),
+    );
     render();
     schedule();
+    flows.followLink(collections);
   }
 
   function signInForm(collection) {
@@ -78,9 +91,14 @@ export function createAccounts({ panel, forms, who, signOutButton, status, call,
       return;
     }
     form.reset();
-    accept(collection.name, result.data);
+    welcome(collection.name, result.data);
+  }
+
+  /** Takes up what a sign-in answered (a password's, a provider's, a new password's), and says `text`. */
+  function welcome(collection, issued, text = '') {
+    accept(collection, issued);
     render();
-    say('');
+    say(text);
     // The form is gone: the keyboard's place goes to what took its place.
     signOutButton.focus();
     onChange();
@@ -169,7 +187,15 @@ export function createAccounts({ panel, forms, who, signOutButton, status, call,
     const { record, collection } = session;
     const label = [record.name, record.email].find((value) => typeof value === 'string') ?? `#${record.id}`;
     const role = typeof record.role === 'string' ? ` (${record.role})` : '';
-    who.textContent = `Signed in as ${label}${role}, one of ${collection}`;
+    // A collection that proves addresses says whether this one is, as the token's claims do.
+    const unproven = collections.find((c) => c.name === collection)?.verify === 'email' && !claimsOf(session).verified;
+    who.textContent = `Signed in as ${label}${role}, one of ${collection}${unproven ? ' (email not verified)' : ''}`;
+    resend.hidden = !unproven;
+  }
+
+  async function resendLink() {
+    const result = await call('POST', `${authOf(session.collection)}verify/resend/`, { body: {} });
+    say(result.ok ? 'A new verification link is on its way.' : describe(result.problem, result.status), !result.ok);
   }
 
   function say(text, isError = false) {
@@ -182,6 +208,7 @@ export function createAccounts({ panel, forms, who, signOutButton, status, call,
   }
 
   signOutButton.addEventListener('click', signOut);
+  resend.addEventListener('click', resendLink);
   return {
     show,
     token,
@@ -208,10 +235,11 @@ function dueAt({ expiresAt, lifeMs }) {
   return expiresAt - Math.min(EARLY_MS, (Number(lifeMs) || 0) / 4);
 }
 
-const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);
-
-function labelled(text, control) {
-  const label = document.createElement('label');
-  label.append(Object.assign(document.createElement('span'), { textContent: text }), control);
-  return label;
+/** The access token's claims (its middle part), or none when it cannot be read. */
+function claimsOf({ token }) {
+  try {
+    return JSON.parse(atob(token.split('.')[1].replaceAll('-', '+').replaceAll('_', '/')));
+  } catch {
+    return {};
+  }
 }

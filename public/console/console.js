@@ -65,6 +65,7 @@ const accounts = createAccounts({
   panel: $('account'),
   forms: $('sign-in-forms'),
   who: $('who'),
+  resend: $('resend'),
   signOutButton: $('sign-out'),
   status: $('account-status'),
   call,

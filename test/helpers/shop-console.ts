@@ -2,7 +2,8 @@
  * The console on the example shop (schemas/shop: accounts and rules) for a browser suite: a
  * SQLite file, the real server process with the keys, Chromium, and a context of its own per
  * test, so that the session kept for the tab starts empty. Call it inside `describe`: it
- * registers the suite's hooks. `seed` writes what the suite needs before the browser starts.
+ * registers the suite's hooks. `seed` writes what the suite needs before the browser starts;
+ * `env` adds to the server's environment (servers it needs first, such as a mail server).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -33,7 +34,10 @@ export interface ShopConsole {
   api: ShopApi;
 }
 
-export function shopConsole(seed: (api: ShopApi) => Promise<void>): ShopConsole {
+export function shopConsole(
+  seed: (api: ShopApi) => Promise<void>,
+  env: () => Promise<Record<string, string>> = async () => ({}),
+): ShopConsole {
   let db: TestDatabase | undefined;
   let browser: Browser | undefined;
   let context: BrowserContext | undefined;
@@ -59,6 +63,7 @@ export function shopConsole(seed: (api: ShopApi) => Promise<void>): ShopConsole 
       SCHEMAS: 'schemas/shop',
       API_KEYS,
       PASSWORD_HASH_COST: '10,8,1',
+      ...(await env()),
     });
     await seed(api);
     browser = await launchChromium();

@@ -189,12 +189,13 @@ export class AccountClient<T extends object> {
    * there, unless `navigate` is false.
    */
   signInWithProvider(provider: string, options: { redirect?: string; navigate?: boolean } = {}): URL {
-    const inBrowser = typeof location !== 'undefined';
-    const redirect = options.redirect ?? (inBrowser ? location.href : undefined);
+    // Typed here: the client builds for Node.js as well, without the DOM's types.
+    const page = (globalThis as { location?: { href: string; assign(url: URL): void } }).location;
+    const redirect = options.redirect ?? page?.href;
     if (redirect === undefined) throw new TypeError('a redirect URL is needed outside a browser');
     const url = this.#transport.url(`${this.#path()}providers/${encodeURIComponent(provider)}/`);
     url.searchParams.set('redirect', redirect);
-    if (options.navigate ?? inBrowser) location.assign(url);
+    if (options.navigate ?? true) page?.assign(url);
     return url;
   }
 

@@ -34,6 +34,12 @@ export const IndexComponent = Type.Object(
             description: 'For a collection of accounts: the unique fields a sign-in may name beside the password.',
           }),
         ),
+        verify: Type.Optional(
+          Type.Literal('email', {
+            description:
+              'For a collection of accounts that proves their email (x-auth.verify): a sign-up is mailed a link.',
+          }),
+        ),
       }),
     ),
     health: Link('Liveness probe.'),

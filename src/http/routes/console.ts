@@ -1,6 +1,7 @@
 /**
- * The browser console: a page at `/` for requests that prefer HTML, with its script and
- * style under `/console/`. The files live in `public/console/`, beside `src/` and `dist/`
+ * The browser console: a page at `/` for requests that prefer HTML, and at `/console/` for
+ * any request (where links in mail and a provider's sign-in lead: APP_URL's default), with
+ * its script and style under `/console/`. The files live in `public/console/`, beside `src/` and `dist/`
  * alike, so that the compiled server finds them where the sources do. The page names them
  * under `/console/<version>/`, a hash of their bytes taken at start, where browsers may keep
  * them for good (../plugins/compression/static-assets.ts); the page itself is checked on
@@ -68,6 +69,7 @@ async function serveConsole(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     await consoleFiles(scope);
     version = serveVersionedAssets(scope, { prefix: PREFIX, files: consoleAssets() }).version;
+    scope.get(PREFIX, (_request, reply) => app.consolePage.send(reply));
   });
   // The page names its script and style at their versioned path; their own imports are
   // relative (./auth.js), so they stay within the same version.

@@ -64,6 +64,8 @@ async function serveService(app: FastifyInstance, { store, catalog }: ServiceRou
             ...(own.length > 0 && { references: own }),
             // Accounts sign in here, naming one of these fields beside the password.
             ...(r.account && { auth: `${paths.collection}auth/`, signInWith: r.unique.map((u) => u.path.join('.')) }),
+            // Sign-up mails a link to prove the address: an app (the console) says so.
+            ...(r.account?.verify && { verify: r.account.verify }),
           },
         ];
       }),
