@@ -79,6 +79,7 @@ export const TEST_GROUPS = {
     'client',
     'client-calls',
     'client-accounts',
+    'client-flows',
     'client-batch',
     'client-types',
     'client-reads',
@@ -101,7 +102,13 @@ export const TEST_GROUPS = {
     'rule-eval',
   ],
   generated: ['generated-client', 'generated-sdks'],
-  browser: ['console.browser', 'console-accounts.browser', 'console-shop.browser', 'docs-page.browser'],
+  browser: [
+    'console.browser',
+    'console-accounts.browser',
+    'console-flows.browser',
+    'console-shop.browser',
+    'docs-page.browser',
+  ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
 };
 
