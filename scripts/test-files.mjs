@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'account-flows-store',
+    'account-reset',
     'backup',
     'client.browser',
     'connection-limit',
@@ -38,6 +39,7 @@ const SHARDS = [
     'conditional',
     'console-accounts.browser',
     'declared-collections',
+    'account-changes',
     'hidden-records',
     'hostile-batches',
     'indexed-values',

@@ -90,6 +90,8 @@ export const TEST_GROUPS = {
     'accounts',
     'account-tokens',
     'account-flows-store',
+    'account-reset',
+    'account-changes',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',
