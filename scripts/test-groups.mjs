@@ -92,6 +92,8 @@ export const TEST_GROUPS = {
     'account-tokens',
     'account-flows-store',
     'account-providers',
+    'account-reset',
+    'account-changes',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

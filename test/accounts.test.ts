@@ -138,7 +138,7 @@ for (const kind of STORE_KINDS) {
         method: 'PUT',
         url: `/user/${id}/`,
         headers: { ...JSON_HEADERS, ...as },
-        payload: { password: 'second password' },
+        payload: { password: 'second password', currentPassword: 'first password' },
       });
       assert.equal(change.statusCode, 200, change.body);
       assert.equal(body(change).password, undefined);

@@ -53,6 +53,21 @@ export const PROBLEM_TYPES = {
       "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
       'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
   },
+  'invalid-token': {
+    status: 400,
+    title: 'The token is not valid',
+    description:
+      "A password reset's or an email change's token that is unknown, used already, expired, superseded by a " +
+      "newer one, or another account's or collection's. The answer never says which; nothing was changed.",
+  },
+  'invalid-current-password': {
+    status: 400,
+    title: 'The current password is missing or wrong',
+    description:
+      "An account that changes a password (its own, or one its rules let it change) sends the account's current " +
+      'one as `currentPassword` with the new `password`; it was missing or did not match. Only a write key changes ' +
+      'a password without it. Nothing was changed.',
+  },
   forbidden: {
     status: 403,
     title: 'Forbidden',
@@ -166,6 +181,13 @@ export const PROBLEM_TYPES = {
       'This account, or this address, failed to sign in too often lately, or has as many passwords being checked ' +
       '(sign-ins, sign-ups, password changes) as it may, now or in this quarter hour; retry after Retry-After seconds.',
   },
+  'too-many-resets': {
+    status: 429,
+    title: 'Too many reset requests',
+    description:
+      'Password resets were asked for this address, or from this client address, too often lately ' +
+      '(SIGN_IN_MAX_FAILURES in 15 minutes); retry after Retry-After seconds.',
+  },
   'too-many-costly-queries': {
     status: 429,
     title: 'Too many costly queries',
@@ -215,6 +237,12 @@ export const PROBLEM_TYPES = {
     status: 503,
     title: 'Service unavailable',
     description: 'The database cannot be reached right now; retry after the time in Retry-After.',
+  },
+  'mail-unavailable': {
+    status: 503,
+    title: 'Mail is not available',
+    description:
+      'This needs mail (a password reset, an email change) and the server has none set up (SMTP_URL); nothing was done.',
   },
   'internal-error': {
     status: 500,

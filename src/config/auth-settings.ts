@@ -52,11 +52,17 @@ export const AUTH_SETTINGS = {
     group: 'server',
     help: 'passwords checked or hashed (sign-ins, whether right or wrong, sign-ups, password changes) per client address, and per account, per 15 minutes in this process (`429` past it); API keys have no such budget; `0`: none',
   },
+  resetTokenMinutes: {
+    default: '30',
+    parse: integer(5, 24 * 60),
+    group: 'server',
+    help: 'minutes a password reset link is valid; only the newest one asked for works, and only once',
+  },
   signInMaxFailures: {
     default: '10',
     parse: integer(1, 1_000_000),
     group: 'server',
-    help: 'failed sign-ins allowed per account, and per client address, per 15 minutes (`429` past it; shared through REDIS_URL)',
+    help: 'failed sign-ins allowed per account, and per client address, per 15 minutes (`429` past it; shared through REDIS_URL); password reset requests are counted apart, per address asked for and per client address, against the same number',
   },
   authIssuer: {
     default: '',

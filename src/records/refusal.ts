@@ -28,7 +28,11 @@ export type RefusalKind =
   | 'forbidden'
   | 'invalid-credentials'
   | 'invalid-provider-flow'
-  | 'too-many-sign-ins';
+  | 'too-many-sign-ins'
+  | 'invalid-token'
+  | 'invalid-current-password'
+  | 'too-many-resets'
+  | 'mail-unavailable';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

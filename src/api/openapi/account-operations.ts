@@ -1,12 +1,14 @@
 /**
  * What the OpenAPI document says of an account collection's routes (`x-auth`,
- * src/http/routes/accounts/account-routes.ts): sign in, renew the tokens, sign out. Their bodies are read
+ * src/http/routes/accounts/account-routes.ts): sign in, renew the tokens, sign out; its
+ * flows' (who am I, reset, email change) are in ./account-flow-operations.ts. Their bodies are read
  * by the handlers, as the records' are, so these schemas document and never validate.
  */
 import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem-types.js';
+import { type AccountFlowName, accountFlowDocs } from './account-flow-operations.js';
 import { componentNames } from './record-components.js';
 import { componentRef, emptyResponse, jsonResponse, problemResponses, requestHeaders } from './responses.js';
 
@@ -20,8 +22,10 @@ const RefreshTokenBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** The documentation of the routes of `collection`, which holds accounts. */
-export function accountDocs(collection: Collection): Record<AccountOperationName, FastifySchema> {
+export type AccountDocs = Record<AccountOperationName | AccountFlowName, FastifySchema>;
+
+/** The documentation of the routes of `collection`, which holds accounts, its flows' included (./account-flow-operations.ts). */
+export function accountDocs(collection: Collection): AccountDocs {
   const { plural, singular } = collection;
   const { record } = componentNames(collection);
   const tags = [plural];
@@ -44,6 +48,7 @@ export function accountDocs(collection: Collection): Record<AccountOperationName
     { 'Cache-Control': Type.String({ description: 'no-store: the tokens are for this client alone.' }) },
   );
   return {
+    ...accountFlowDocs(collection, tokens),
     signIn: {
       tags,
       summary: `Sign in to an account of ${plural}`,

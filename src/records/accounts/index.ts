@@ -9,6 +9,14 @@
  * with the catalog, in src/core/accounts.ts; the tables are the store's (src/store/sql/accounts/).
  */
 export { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../core/accounts.js';
+export {
+  type AccountChanges,
+  accountChanges,
+  CURRENT_PASSWORD_FIELD,
+} from './flows/account-change.js';
+export { confirmEmailChange, emailConfirmation } from './flows/email-change.js';
+export { type FlowLetter, type FlowLetterOptions, flowLetters } from './flows/flow-letters.js';
+export { confirmReset, requestReset, resetAddress, resetConfirmation } from './flows/password-reset.js';
 export { type Accounts, openAccounts } from './open-accounts.js';
 export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';

@@ -1,20 +1,27 @@
 /**
  * The password of an account collection's create or change: taken out of the record's
  * fields (it is never stored among them), and checked against the schema's `password`
- * (or the default: 8 to 1,024 characters) before it is hashed.
+ * (or the default: 8 to 1,024 characters) before it is hashed. A change's `currentPassword`
+ * (./flows/account-change.ts) is taken out too, never stored nor echoed.
  */
 import { MAX_PASSWORD_LENGTH, PASSWORD_FIELD } from '../../core/accounts.js';
 import type { Collection } from '../../core/collection.js';
 import { Refusal } from '../refusal.js';
+import { CURRENT_PASSWORD_FIELD } from './flows/account-change.js';
 
 type Fields = Record<string, unknown>;
 
-/** The fields without the password, and the password when one was sent. */
+/** The fields without the password (and `currentPassword`), and each when it was sent. */
 export function takePassword(
   collection: Pick<Collection, 'account' | 'schema' | 'singular'>,
-  fields: Fields,
-): { fields: Fields; password?: string } {
-  if (!collection.account || !Object.hasOwn(fields, PASSWORD_FIELD)) return { fields };
+  sent: Fields,
+): { fields: Fields; password?: string; currentPassword?: unknown } {
+  if (!collection.account) return { fields: sent };
+  const current = Object.hasOwn(sent, CURRENT_PASSWORD_FIELD);
+  if (!current && !Object.hasOwn(sent, PASSWORD_FIELD)) return { fields: sent };
+  const { [CURRENT_PASSWORD_FIELD]: currentPassword, ...fields } = sent;
+  const taken = current ? { currentPassword } : {};
+  if (!Object.hasOwn(fields, PASSWORD_FIELD)) return { fields, ...taken };
   const { [PASSWORD_FIELD]: password, ...rest } = fields;
   const refuse = (message: string) =>
     new Refusal('schema-violation', `The ${collection.singular}'s password is not one this server takes.`, {
@@ -28,7 +35,7 @@ export function takePassword(
       errors: violations.map(({ pointer, message }) => ({ pointer: `/${PASSWORD_FIELD}${pointer}`, message })),
     });
   }
-  return { fields: rest, password };
+  return { fields: rest, password, ...taken };
 }
 
 /** Refuses a password in an item of a bulk create: each one would cost a slow hash. */

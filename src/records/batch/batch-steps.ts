@@ -49,7 +49,7 @@ export function batchSteps(
   const mentions = operations.map(({ fields }) => mentionsResults(fields));
 
   const stepAt = (index: number, done: readonly BatchResult[]): BatchStep => {
-    const { operation, kit, secret, fields: sent } = operations[index] as ReadiedOperation;
+    const { operation, kit, secret, fields: sent, asked, mail } = operations[index] as ReadiedOperation;
     const collection = kit.collection.plural;
     const resolve = (reference: ResultReference, pointer: string) => {
       const value = valueAt(parsed(done[reference.index] as StoredRecord), reference);
@@ -73,7 +73,9 @@ export function batchSteps(
       case 'merge': {
         const patch = fields ?? {};
         if (mentions[index]) size.settle(index, jsonBytes(patch));
-        const conditions = mergeConditions(kit, caller, id, { ifMatch: operation.ifMatch, patch, secret });
+        // An account's change holds back what waits for confirmation; its rules read what was sent.
+        const ruled = asked === undefined ? patch : { ...asked, ...patch };
+        const conditions = mergeConditions(kit, caller, id, { ifMatch: operation.ifMatch, patch: ruled, secret, mail });
         return { collection, kind: 'merge', id, patch, conditions };
       }
       case 'remove':

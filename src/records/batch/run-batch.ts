@@ -36,7 +36,7 @@ export async function runBatch(
   run: BatchRun,
 ): Promise<IdempotentResult<string>> {
   const size = new ResolvedSize(operations, run.maxBodyBytes);
-  const ready = await readiedAll(operations, run.kitOf, run.holder);
+  const ready = await readiedAll(operations, run.kitOf, run);
   return idempotently(run.idempotency, async (claim) => {
     const answer = (done: Parameters<typeof answerOf>[1]) => answerOf(operations, done);
     const plan: Omit<BatchPlan, 'next'> = {

@@ -6,17 +6,44 @@
  */
 import { isObject } from '../../core/is-object.js';
 import { withoutSystemFields } from '../../core/system-fields.js';
+import type { NewMail } from '../../store/mail-model.js';
 import { RecordTooLargeError, type RemoveConditions, type WriteConditions } from '../../store/store.js';
 import { bulkRecords } from '../bulk-create.js';
 import { ifMatchVersions } from '../conditional.js';
+import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
 import type { RecordKit } from './record-kit.js';
 
 type Fields = Record<string, unknown>;
 
 /** What a body asks to write: its fields without system fields or the password, and the password, checked, if sent. */
-export function sentFields(kit: RecordKit, body: Fields): { fields: Fields; password?: string } {
+export function sentFields(kit: RecordKit, body: Fields): ReturnType<RecordKit['password']> {
   return kit.password(withoutSystemFields(body));
+}
+
+/** An account's change as it applies now: the fields written, and the mail it queues. */
+export interface AccountChange {
+  readonly fields: Fields;
+  readonly mail?: readonly NewMail[];
+}
+
+/**
+ * What a change of account `id` by `caller` writes now, when the caller has no key
+ * (src/records/accounts/flows/account-change.ts): a new password only with the current
+ * one, a new email address only once confirmed. A key's change, or a record's, is as sent.
+ */
+export async function readyAccountChange(
+  kit: RecordKit,
+  caller: Caller,
+  id: number,
+  taken: ReturnType<RecordKit['password']>,
+  holder: Holder,
+): Promise<AccountChange> {
+  const changes = kit.accountChanges;
+  if (!changes || 'kind' in caller) return { fields: taken.fields };
+  if (taken.password !== undefined) await changes.currentPassword(id, taken.currentPassword, holder);
+  const { patch, mail } = await changes.emailChange(id, taken.fields);
+  return { fields: patch, ...(mail && { mail }) };
 }
 
 /**
@@ -47,12 +74,21 @@ export function readyBulk(kit: RecordKit, caller: Caller, items: readonly unknow
   return bulkRecords(ready, kit.bulk);
 }
 
-/** What a change of record `id` by `patch` is checked against in its transaction; `secret` is a new password's hash. */
+/**
+ * What a change of record `id` by `patch` (as sent: the rules read all of it) is checked
+ * against in its transaction; `secret` is a new password's hash, `mail` what an account's
+ * change queues with it.
+ */
 export function mergeConditions(
   kit: RecordKit,
   caller: Caller,
   id: number,
-  { ifMatch, patch, secret }: { ifMatch: string | undefined; patch: Fields; secret?: string | undefined },
+  {
+    ifMatch,
+    patch,
+    secret,
+    mail,
+  }: { ifMatch: string | undefined; patch: Fields; secret?: string | undefined; mail?: readonly NewMail[] | undefined },
 ): WriteConditions {
   return {
     ifVersion: ifMatchVersions(ifMatch, id),
@@ -60,6 +96,7 @@ export function mergeConditions(
     maxBytes: kit.limits.maxRecordBytes,
     ...kit.access.guard(caller, 'update', patch),
     ...(secret !== undefined && { secret }),
+    ...(mail !== undefined && { mail }),
   };
 }
 

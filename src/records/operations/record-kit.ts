@@ -10,7 +10,13 @@ import type { Config } from '../../config/index.js';
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
 import type { Records, Store } from '../../store/store.js';
-import { type PasswordHasher, refusePasswordInBulk, takePassword } from '../accounts/index.js';
+import {
+  type AccountChanges,
+  accountChanges,
+  type PasswordHasher,
+  refusePasswordInBulk,
+  takePassword,
+} from '../accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../bulk-create.js';
 import type { ExpandSource } from '../expand.js';
 import type { Holder, InFlightGate } from '../in-flight-gate.js';
@@ -60,8 +66,14 @@ export interface RecordKit {
   viewable(caller: Caller): ExpandSource;
   /** The problem for a record that is not there, or that the caller may not see. */
   notFound(id: string | number): Refusal;
-  /** A create's or change's fields without the password, and the password, checked, if sent. */
-  password(fields: Record<string, unknown>): { fields: Record<string, unknown>; password?: string };
+  /** A create's or change's fields without the password, and the password, checked, if sent (and `currentPassword`). */
+  password(fields: Record<string, unknown>): {
+    fields: Record<string, unknown>;
+    password?: string;
+    currentPassword?: unknown;
+  };
+  /** What an account's change by a caller without a key asks beyond a record's; absent where the collection holds no accounts. */
+  readonly accountChanges?: AccountChanges;
   /** An item of a bulk create, refused if it carries a password. */
   passwordless(item: unknown, index: number): unknown;
   /** The hash of a password, made within `holder`'s share of hashing. */
@@ -75,6 +87,8 @@ export interface RecordKitOptions {
   readonly costlyQueries: InFlightGate;
   /** Hashes account passwords; absent when no collection holds accounts. */
   readonly hasher?: PasswordHasher | undefined;
+  /** Whether mail can be sent, which an email change needs. */
+  readonly mailAvailable?: boolean;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -90,7 +104,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mailAvailable = false }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -99,12 +113,14 @@ function recordKit(
     maxBytes: limits.maxIndexedValueBytes,
   };
   const access = new RecordAccess(collection);
+  const checks = recordChecks(collection, indexed);
+  const { maxRecordBytes } = limits;
   return {
     collection,
     records,
     paths: collectionPaths(collection),
     access,
-    checks: recordChecks(collection, indexed),
+    checks,
     indexed,
     limits,
     bulk: {
@@ -120,6 +136,15 @@ function recordKit(
     viewable,
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
+    ...(collection.account && {
+      accountChanges: accountChanges(collection, {
+        records,
+        hasher,
+        mailAvailable,
+        merged: checks.merged,
+        maxRecordBytes,
+      }),
+    }),
     passwordless(item, index) {
       refusePasswordInBulk(collection, item, index);
       return item;

@@ -9,7 +9,14 @@ import { createAll } from '../bulk-create.js';
 import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
 import { type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
-import { mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
+import {
+  mergeConditions,
+  readyAccountChange,
+  readyBulk,
+  readyCreate,
+  removeConditions,
+  sentFields,
+} from './prepare.js';
 import type { RecordKit } from './record-kit.js';
 
 type Fields = Record<string, unknown>;
@@ -55,17 +62,24 @@ export async function createRecord(
   );
 }
 
-/** Record `id` changed by `body` (a JSON Merge Patch, a new password hashed) under its conditions. */
+/**
+ * Record `id` changed by `body` (a JSON Merge Patch, a new password hashed) under its
+ * conditions; an account's change by a caller without a key as ./prepare.ts's
+ * `readyAccountChange` leaves it (the rules still read the whole body).
+ */
 export async function changeRecord(
   kit: RecordKit,
   { caller, holder }: WriteCaller,
   id: number,
   { ifMatch, body }: { ifMatch: string | undefined; body: Fields },
 ): Promise<StoredRecord> {
-  const { fields: patch, password } = sentFields(kit, body);
+  const taken = sentFields(kit, body);
+  const { fields: patch, mail } = await readyAccountChange(kit, caller, id, taken, holder);
+  const { password } = taken;
   const secret = password === undefined ? undefined : await kit.hash(password, holder);
+  const conditions = mergeConditions(kit, caller, id, { ifMatch, patch: taken.fields, secret, mail });
   // Parsed already: the store merges the object, without writing and reading it again.
-  const record = await kit.records.merge(id, patch, mergeConditions(kit, caller, id, { ifMatch, patch, secret }));
+  const record = await kit.records.merge(id, patch, conditions);
   if (!record) throw kit.notFound(id);
   return record;
 }

@@ -1,7 +1,8 @@
 /**
  * The routes of each account collection (`x-auth`): sign in, renew the access token with
  * the refresh token, and sign out, at `/<plural>/auth/`. Anyone may call them: they are
- * how a caller gets a credential at all.
+ * how a caller gets a credential at all. Its flows are beside: who am I (./me-route.ts),
+ * a password reset (./reset-routes.ts), an email change's confirmation (./email-routes.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -26,6 +27,10 @@ import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
+import { emailPaths } from './email-routes.js';
+import type { FlowDeps } from './flow-deps.js';
+import { meOperation } from './me-route.js';
+import { resetPaths } from './reset-routes.js';
 import { sendTokens } from './send-tokens.js';
 
 export interface AccountRoutesOptions {
@@ -37,6 +42,10 @@ export interface AccountRoutesOptions {
   maxFailures: number;
   /** A Redis every instance counts failures in, or '' to count in this process. */
   redisUrl: string;
+  /** Whether mail can be sent (password reset and email change need it). */
+  mailAvailable?: boolean;
+  /** Wakes this process's mail sender once a mail is queued. */
+  mailQueued?: () => void;
 }
 
 /** How often expired refresh tokens are forgotten. */
@@ -50,8 +59,15 @@ export const accountRoutes = fp(serveAccounts, {
 
 async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions): Promise<void> {
   const failures = options.redisUrl === '' ? memoryFailures() : redisCounts(await connectRedis(app, options.redisUrl));
+  const flows: FlowDeps = {
+    ...options,
+    resetRequests: failures,
+    maxResetRequests: options.maxFailures,
+    mailAvailable: options.mailAvailable ?? false,
+    mailQueued: options.mailQueued ?? (() => {}),
+  };
   for (const collection of options.catalog.collections) {
-    if (collection.account) registerAccountRoutes(app, collection, options, failures);
+    if (collection.account) registerAccountRoutes(app, collection, options, failures, flows);
   }
   registerSweep(app, 'refresh tokens', REFRESH_SWEEP_MS, () => options.tokens.sweep());
 }
@@ -61,6 +77,7 @@ function registerAccountRoutes(
   collection: Collection,
   options: AccountRoutesOptions,
   failures: FailureCounts,
+  flows: FlowDeps,
 ) {
   const records: Records = options.store.collection(collection);
   const { tokens, hasher } = options;
@@ -76,6 +93,7 @@ function registerAccountRoutes(
       url: `/${collection.plural}/auth/`,
       policy: { public: true },
       operations: {
+        GET: meOperation(collection, records, docs.me),
         POST: {
           docs: docs.signIn,
           async handler(request, reply) {
@@ -120,5 +138,7 @@ function registerAccountRoutes(
         },
       },
     },
+    ...(collection.account?.email === undefined ? [] : resetPaths(collection, flows, docs)),
+    ...(collection.account?.verify === 'email' ? emailPaths(collection, flows, docs) : []),
   ]);
 }
