@@ -60,14 +60,16 @@ describe('the client package', () => {
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  it('installs alone: no dependency, under 100 KB, no source maps', () => {
+  it('installs alone: no dependency, under 108 KB, no source maps', () => {
     const packages = readdirSync(join(app, 'node_modules'), { recursive: true }).filter((path) =>
       String(path).endsWith('package.json'),
     );
     assert.deepEqual(packages, ['restock-client/package.json']);
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(manifest.dependencies, undefined);
-    assert.ok(sizeOf(installed) < 100 * 1024, `${sizeOf(installed)} bytes`);
+    // 108 KB: the account flows' ten calls (SPEC §16) took it from 98,820 bytes to 106,680, measured:
+    // 3,857 of code and types, 3,272 of doc comments (tsc writes each into the .js and the .d.ts), 731 of README.
+    assert.ok(sizeOf(installed) < 108 * 1024, `${sizeOf(installed)} bytes`);
     const files = readdirSync(installed, { recursive: true }).map(String);
     assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('README.md'));
     assert.deepEqual(
