@@ -32,6 +32,13 @@ export const PROBLEM_TYPES = {
     title: 'Invalid Idempotency-Key',
     description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   },
+  'invalid-token': {
+    status: 400,
+    title: 'Invalid token',
+    description:
+      'The token of a verification, password reset or email change link is unknown, used already, superseded by ' +
+      'a newer one, expired, or of another collection; the answer never says which. Ask for a new link.',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -191,6 +198,13 @@ export const PROBLEM_TYPES = {
     description:
       'The collection has handed out every id up to 2^53 - 1 (the largest integer a JSON number keeps exactly); ' +
       'nothing was written. Retrying does not help: an operator must move the data to a new collection.',
+  },
+  'mail-unavailable': {
+    status: 503,
+    title: 'Mail unavailable',
+    description:
+      'This needs to send mail (a sign-up to verify, a password reset, an email change) and the server has no ' +
+      'way to send it (no SMTP_URL); nothing was written. An operator must configure mail.',
   },
   overloaded: {
     status: 503,

@@ -12,9 +12,11 @@ import { openAccounts } from '../records/accounts/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
+import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { browserConsole } from './routes/console.js';
@@ -92,6 +94,8 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     publicUrl: config.publicUrl,
   });
   app.register(plugins.metrics, { store });
+  const drain = mailDrainOf(app, config, catalog, store);
+  app.register(mail, { outbox: store.mail, drain });
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
