@@ -44,7 +44,10 @@ for (const kind of STORE_KINDS) {
       db = await kind.create();
       idp = await startIdentityProvider();
       const providers = join(dir, 'providers.json');
-      writeFileSync(providers, JSON.stringify({ users: [{ ...PROVIDER, issuer: idp.issuer, fields: { name: 'name' } }] }));
+      writeFileSync(
+        providers,
+        JSON.stringify({ users: [{ ...PROVIDER, issuer: idp.issuer, fields: { name: 'name' } }] }),
+      );
       app = await buildApp({
         config: defaultConfig({
           ...shopSettings(),

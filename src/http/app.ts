@@ -12,9 +12,11 @@ import { openAccounts, providersByCollection } from '../records/accounts/index.j
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
+import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { providerRoutes } from './routes/accounts/provider-routes.js';
@@ -97,6 +99,8 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     publicUrl: config.publicUrl,
   });
   app.register(plugins.metrics, { store });
+  const drain = mailDrainOf(app, config, catalog, store);
+  app.register(mail, { outbox: store.mail, drain });
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
@@ -104,12 +108,13 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
-    app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
-    // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
+    const mailing = { mailAvailable: drain !== undefined, mailQueued: () => drain?.wake() };
+    app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl, ...mailing });
     const { publicUrl } = config;
     const { tokens } = accounts;
     const clock = options.now && { now: options.now };
-    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
+    const appOrigins = config.appUrl === '' ? [] : [new URL(config.appUrl).origin];
+    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins, ...clock });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

@@ -9,6 +9,9 @@ import type { FlowTables, FlowToken } from '../../../store/account-model.js';
 import { Refusal } from '../../refusal.js';
 import { newRefreshToken, refreshTokenHash } from '../refresh-tokens.js';
 
+/** The hash the store keeps of a flow's token. */
+export { refreshTokenHash as flowTokenHash };
+
 /** What a token looks like: anything else is refused before the store is asked. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
