@@ -6,7 +6,7 @@
  * sign-in with it; and a provider's button, through the provider's own sign-in pages and back.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { type IdentityProvider, startIdentityProvider } from './helpers/identity-provider.js';
 import type { RunningServer } from './helpers/server.js';
 import { SHOTS, shopConsole } from './helpers/shop-console.js';
+import { verifyingShop } from './helpers/verifying-shop.js';
 
 const PROVIDER = { name: 'test', clientId: 'restock-console', clientSecret: 'a secret of the console' };
 
@@ -29,7 +30,7 @@ describe('the console’s account flows, in Chromium', () => {
       const providers = join(dir, 'providers.json');
       const setting = { ...PROVIDER, issuer: idp.issuer, fields: { name: 'name' } };
       writeFileSync(providers, JSON.stringify({ users: [setting] }));
-      return { SCHEMAS: shopSchemas(dir), AUTH_PROVIDERS: providers };
+      return { SCHEMAS: verifyingShop(dir), AUTH_PROVIDERS: providers };
     },
   );
   after(async () => {
@@ -73,15 +74,3 @@ describe('the console’s account flows, in Chromium', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
-
-/** The example shop's schemas, its users proving their email (`x-auth.verify`), copied under `dir`. */
-function shopSchemas(dir: string): string {
-  const schemas = join(dir, 'schemas');
-  mkdirSync(schemas);
-  for (const file of readdirSync('schemas/shop')) copyFileSync(join('schemas/shop', file), join(schemas, file));
-  const users = join(schemas, 'users.schema.json');
-  const schema = JSON.parse(readFileSync(users, 'utf8'));
-  schema['x-auth'] = { ...schema['x-auth'], verify: 'email' };
-  writeFileSync(users, JSON.stringify(schema));
-  return schemas;
-}

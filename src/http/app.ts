@@ -105,7 +105,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }) });
+  app.register(recordRoutes, { store, catalog, config, mailAvailable: drain !== undefined, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const mailing = { mailAvailable: drain !== undefined, mailQueued: () => drain?.wake() };

@@ -22,6 +22,8 @@ export interface RecordRoutesOptions {
   catalog: Catalog;
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;
+  /** Whether mail can be sent, which an account's email change needs. */
+  mailAvailable?: boolean;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -75,6 +77,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     store,
     costlyQueries,
     hasher: options.hasher,
+    ...(options.mailAvailable !== undefined && { mailAvailable: options.mailAvailable }),
     limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();
