@@ -48,15 +48,16 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       db = await kind.create();
       idp = await startIdentityProvider();
-      const file = providersFile({
-        users: CLIENTS.map((name) => ({
-          name,
-          issuer: idp.issuer,
-          clientId: name,
-          clientSecret: `${name} secret`,
-          fields: { name: 'name' },
-        })),
-      });
+      const providers = CLIENTS.map((name) => ({
+        name,
+        issuer: idp.issuer,
+        clientId: name,
+        clientSecret: `${name} secret`,
+        fields: { name: 'name' },
+      }));
+      // A provider nothing answers for: restock starts all the same, and says so when it is used.
+      const down = { name: 'down', issuer: 'http://127.0.0.1:1', clientId: 'down', clientSecret: 'down' };
+      const file = providersFile({ users: [...providers, down] });
       app = await buildApp({
         config: defaultConfig({
           ...shopSettings(),
@@ -140,8 +141,18 @@ for (const kind of STORE_KINDS) {
     it('lists its providers', async () => {
       const answer = await fetch(`${base}/users/auth/providers/`);
       assert.equal(answer.status, 200);
-      assert.deepEqual(await answer.json(), [{ name: 'alpha' }, { name: 'beta' }]);
+      assert.deepEqual(await answer.json(), [{ name: 'alpha' }, { name: 'beta' }, { name: 'down' }]);
       assert.equal((await fetch(`${base}/users/auth/providers/gamma/?redirect=${appUrl()}`)).status, 404);
+      const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      for (const path of ['/', '/{name}/', '/{name}/callback/', '/exchange/']) {
+        assert.ok(document.paths[`/users/auth/providers${path}`], path);
+      }
+    });
+
+    it('answers 503 while a provider cannot be reached', async () => {
+      const answer = await begin('down');
+      assert.equal(answer.status, 503);
+      assert.equal(answer.headers.get('retry-after'), '30');
     });
 
     it('creates the account on a first sign-in, verified, its fields from the claims; the subject signs in again through its link', async () => {

@@ -28,6 +28,7 @@ export type RefusalKind =
   | 'forbidden'
   | 'invalid-credentials'
   | 'invalid-provider-flow'
+  | 'service-unavailable'
   | 'too-many-sign-ins';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
