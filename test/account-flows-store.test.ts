@@ -98,9 +98,11 @@ for (const kind of STORE_KINDS) {
       await store.mail.enqueue({ kind: 'reset-request', collection: 'users', address: 'who@example.com' }, 0);
       assert.equal(await store.mail.pending(), 2);
       await assert.rejects(
-        store.collection('users').create(JSON.stringify({ name: 'x', email: 'ADA@example.com' }), undefined, {
-          mail: [{ kind: 'verify', collection: 'users' }],
-        }),
+        store
+          .collection('users')
+          .create(JSON.stringify({ name: 'x', email: 'ADA@example.com' }), undefined, {
+            mail: [{ kind: 'verify', collection: 'users' }],
+          }),
       );
       assert.equal(await store.mail.pending(), 2, 'a create that failed (a taken address) queued nothing');
     });
