@@ -95,7 +95,7 @@ for (const kind of STORE_KINDS) {
     }
 
     /** Follows restock's redirect to the provider, signs in there as `sub`: the callback URL it sends back. */
-    async function atProvider(client: Client, sub: string, tamper?: (url: URL) => void): Promise<URL> {
+    async function atProvider(client: Client, sub: string | null, tamper?: (url: URL) => void): Promise<URL> {
       const started = await begin(client);
       assert.equal(started.status, 302);
       const url = new URL(started.headers.get('location') as string);
@@ -103,7 +103,8 @@ for (const kind of STORE_KINDS) {
       secrets.add(url.searchParams.get('state') as string);
       tamper?.(url);
       const back = await signInAtProvider(url.href, sub, idp.issuer);
-      secrets.add(back.searchParams.get('code') as string);
+      const code = back.searchParams.get('code');
+      if (code) secrets.add(code);
       return back;
     }
 
@@ -212,6 +213,10 @@ for (const kind of STORE_KINDS) {
       idp.people.set('uma', { email: 'uma@example.com', email_verified: false, name: 'Uma' });
       const uma = await signIn('alpha', 'uma');
       assert.equal(decodeJwt(uma.token).verified, false);
+    });
+
+    it('sends the app an error when the person cancels at the provider', async () => {
+      assert.equal((await land(await atProvider('alpha', null))).searchParams.get('error'), 'denied');
     });
 
     it('sends the app an error when the claims make no valid account', async () => {

@@ -14,9 +14,8 @@ export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';
 export type { PasswordHasher } from './password-hasher.js';
 export { appRedirect } from './providers/app-redirect.js';
-export { emailFieldOf, type FlowError, type ProviderAccounts } from './providers/provider-accounts.js';
 export { providersByCollection } from './providers/provider-catalog.js';
-export { CODE_MS, invalidProviderFlow, ProviderSignIn, STATE_MS } from './providers/provider-sign-in.js';
+export { ProviderSignIn } from './providers/provider-sign-in.js';
 export { invalidCredentials, signIn, signInName, tokenSubject } from './sign-in.js';
 export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 export {

@@ -62,10 +62,6 @@ export class ProviderSignIn {
     return [...this.#protocols.keys()];
   }
 
-  has(name: string): boolean {
-    return this.#protocols.has(name);
-  }
-
   /** Begins a sign-in with `provider`: the URL to send the browser to. `redirect` is the app's, checked already. */
   async begin(provider: string, { redirect, callbackUrl }: { redirect: URL; callbackUrl: string }): Promise<URL> {
     const protocol = this.#protocol(provider);
