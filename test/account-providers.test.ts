@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
-import { ConfigError, defaultConfig } from '../src/config/index.js';
+import { type Config, ConfigError, defaultConfig } from '../src/config/index.js';
 import { providerSettings } from '../src/config/provider-settings.js';
 import { buildApp } from '../src/http/app.js';
 import { type IdentityProvider, signInAtProvider, startIdentityProvider } from './helpers/identity-provider.js';
@@ -41,6 +41,7 @@ for (const kind of STORE_KINDS) {
     let app: FastifyInstance;
     let base: string;
     let clock = Date.now();
+    let configOf: () => Config;
     const logs: string[] = [];
     /** Every secret the flows handed out, none of which the log may hold. */
     const secrets = new Set<string>();
@@ -58,14 +59,17 @@ for (const kind of STORE_KINDS) {
       // A provider nothing answers for: restock starts all the same, and says so when it is used.
       const down = { name: 'down', issuer: 'http://127.0.0.1:1', clientId: 'down', clientSecret: 'down' };
       const file = providersFile({ users: [...providers, down] });
-      app = await buildApp({
-        config: defaultConfig({
+      const authProviders = providerSettings(file, 'AUTH_PROVIDERS');
+      configOf = () =>
+        defaultConfig({
           ...shopSettings(),
           maxEventLoopDelay: 0,
           databaseUrl: db.url,
           logLevel: 'trace',
-          authProviders: providerSettings(file, 'AUTH_PROVIDERS'),
-        }),
+          authProviders,
+        });
+      app = await buildApp({
+        config: configOf(),
         logStream: { write: (line) => logs.push(line) },
         now: () => clock,
       });
@@ -250,6 +254,26 @@ for (const kind of STORE_KINDS) {
       idp.people.set('nat', { email: 'nat@example.com', email_verified: true, name: 'Nat' });
       const callback = await atProvider('alpha', 'nat', (url) => url.searchParams.set('nonce', 'not the nonce sent'));
       assert.equal((await land(callback)).searchParams.get('error'), 'provider-error');
+    });
+
+    it('lets another instance on the database finish a sign-in this one began', async () => {
+      const other = await buildApp({
+        config: configOf(),
+        logStream: { write: (line) => logs.push(line) },
+        now: () => clock,
+      });
+      try {
+        idp.people.set('ivy', { email: 'ivy@example.com', email_verified: true, name: 'Ivy' });
+        const callback = await atProvider('alpha', 'ivy');
+        const answer = await other.inject({ url: `${callback.pathname}${callback.search}` });
+        assert.equal(answer.statusCode, 302, answer.body);
+        const code = new URL(answer.headers.location as string).searchParams.get('code');
+        assert.ok(code);
+        secrets.add(code);
+        assert.equal((await exchange(code)).status, 200, 'and this one exchanges its code');
+      } finally {
+        await other.close();
+      }
     });
 
     it('exchanges a code once, within its minute; a sign-in not finished in 10 minutes expires', async () => {
