@@ -27,6 +27,8 @@ export type RefusalKind =
   | 'not-found'
   | 'forbidden'
   | 'invalid-credentials'
+  | 'invalid-provider-flow'
+  | 'service-unavailable'
   | 'too-many-sign-ins';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
