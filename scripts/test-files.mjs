@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'account-flows-store',
+    'account-providers',
     'account-reset',
     'backup',
     'client.browser',

@@ -90,6 +90,7 @@ export const TEST_GROUPS = {
     'accounts',
     'account-tokens',
     'account-flows-store',
+    'account-providers',
     'account-reset',
     'account-changes',
     'fair-hashing',

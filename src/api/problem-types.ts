@@ -61,6 +61,13 @@ export const PROBLEM_TYPES = {
       'one as `currentPassword` with the new `password`; it was missing or did not match. Only a write key changes ' +
       'a password without it. Nothing was changed.',
   },
+  'invalid-provider-flow': {
+    status: 400,
+    title: 'Invalid provider sign-in',
+    description:
+      "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
+      'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
+  },
   forbidden: {
     status: 403,
     title: 'Forbidden',

@@ -21,6 +21,7 @@ export { type OverrideWireMethods, parseOverrideSetting } from './method-overrid
 export { settingMeant } from './misspelt-variables.js';
 export { envNameOf, flagNameOf, type NamedSetting, nameSettings } from './names.js';
 export { editDistance, nearest } from './nearest.js';
+export { isLoopbackHttp, type ProviderSetting, type ProviderSettings } from './provider-settings.js';
 export type { Setting, SettingGroup } from './setting.js';
 export { type Config, SETTING_LIST, SETTINGS } from './settings.js';
 export { settingsTable, withSettingsTable } from './settings-doc.js';

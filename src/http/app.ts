@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
-import { openAccounts } from '../records/accounts/index.js';
+import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -17,6 +17,7 @@ import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
+import { providerRoutes } from './routes/accounts/provider-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   eventLoopSampleMs?: number;
   /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
   onRoute?: (route: RouteOptions) => void;
+  /** The clock of flows that expire (a provider sign-in's state and code), ms since the epoch; tests move it. */
+  now?: () => number;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
@@ -52,6 +55,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 async function assemble(options: AppOptions, store: Store, catalog: Catalog): Promise<FastifyInstance> {
   const { config } = options;
   const accounts = await openAccounts(config, catalog, store);
+  // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
+  const providers = providersByCollection(config.authProviders, catalog);
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -100,6 +105,11 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
+    // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
+    const { publicUrl } = config;
+    const { tokens } = accounts;
+    const clock = options.now && { now: options.now };
+    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

@@ -27,6 +27,8 @@ export type RefusalKind =
   | 'not-found'
   | 'forbidden'
   | 'invalid-credentials'
+  | 'invalid-provider-flow'
+  | 'service-unavailable'
   | 'too-many-sign-ins'
   | 'invalid-token'
   | 'invalid-current-password'

@@ -82,8 +82,8 @@ export function accountDocs(collection: Collection): AccountDocs {
   };
 }
 
-/** `{ token, refreshToken, expiresIn, record }`. */
-function tokensSchema(record: TSchema): TSchema {
+/** `{ token, refreshToken, expiresIn, record }`: what every sign-in answers (./provider-operations.ts too). */
+export function tokensSchema(record: TSchema): TSchema {
   return Type.Object({
     token: Type.String({ description: 'The access token (a JWT), sent as Authorization: Bearer <token>.' }),
     refreshToken: Type.String({ description: 'Renews the access token, once (the refresh path); keep it secret.' }),
