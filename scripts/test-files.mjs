@@ -27,6 +27,7 @@ const SHARDS = [
     'list-filter-property',
     'list-rules',
     'log-destination',
+    'mail-outbox',
     'openapi-lint',
     'plugins',
     'record-reader',

@@ -93,6 +93,7 @@ export const TEST_GROUPS = {
     'account-providers',
     'account-reset',
     'account-changes',
+    'mail-outbox',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

@@ -32,6 +32,13 @@ export const PROBLEM_TYPES = {
     title: 'Invalid Idempotency-Key',
     description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   },
+  'invalid-token': {
+    status: 400,
+    title: 'Invalid token',
+    description:
+      'The token of a verification, password reset or email change link is unknown, used already, superseded by ' +
+      'a newer one, expired, or of another collection; the answer never says which. Ask for a new link.',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -45,13 +52,6 @@ export const PROBLEM_TYPES = {
     description:
       'No account has that name and password, or the refresh token is unknown, expired, used already or revoked. ' +
       'The answer never says which part was wrong.',
-  },
-  'invalid-token': {
-    status: 400,
-    title: 'The token is not valid',
-    description:
-      "A password reset's or an email change's token that is unknown, used already, expired, superseded by a " +
-      "newer one, or another account's or collection's. The answer never says which; nothing was changed.",
   },
   'invalid-current-password': {
     status: 400,
@@ -221,6 +221,13 @@ export const PROBLEM_TYPES = {
       'The collection has handed out every id up to 2^53 - 1 (the largest integer a JSON number keeps exactly); ' +
       'nothing was written. Retrying does not help: an operator must move the data to a new collection.',
   },
+  'mail-unavailable': {
+    status: 503,
+    title: 'Mail unavailable',
+    description:
+      'This needs to send mail (a sign-up to verify, a password reset, an email change) and the server has no ' +
+      'way to send it (no SMTP_URL); nothing was written. An operator must configure mail.',
+  },
   overloaded: {
     status: 503,
     title: 'Server overloaded',
@@ -238,12 +245,7 @@ export const PROBLEM_TYPES = {
     title: 'Service unavailable',
     description: 'The database cannot be reached right now; retry after the time in Retry-After.',
   },
-  'mail-unavailable': {
-    status: 503,
-    title: 'Mail is not available',
-    description:
-      'This needs mail (a password reset, an email change) and the server has none set up (SMTP_URL); nothing was done.',
-  },
+
   'internal-error': {
     status: 500,
     title: 'Internal server error',

@@ -4,8 +4,8 @@
  * no keys, on SQLite, or on another port, without a word. The environment also holds every
  * other program's variables (PATH, HOME, NODE_OPTIONS, npm_config_*), so only a name very
  * near one of ours is refused: one edit away (a swap of two neighbours counts as one), two
- * for names of 12 characters or more, only a swap for PORT and HOST, and never a name
- * shorter than 4.
+ * for names of 12 characters or more, only a swap for PORT, HOST and APP_URL (API_URL is
+ * another program's), and never a name shorter than 4.
  */
 import { ConfigError } from '../core/config-error.js';
 import { editDistance, nearest } from './nearest.js';
@@ -20,13 +20,15 @@ const SHORTEST = 4;
  * COST, Marathon's PORT0): for them only a swap of two neighbours counts.
  */
 const SHORT = 6;
+/** Settings one edit from a name other programs commonly set (APP_URL from API_URL): for them too, only a swap counts. */
+const SWAP_ONLY: ReadonlySet<string> = new Set(['APP_URL']);
 
 /** The setting `name` is a slip for, if it is one: compared without regard to case (`port`, `Api_Keys`). */
 export function settingMeant(name: string): string | undefined {
   if (name.length < SHORTEST || SETTING_NAMES.has(name)) return undefined;
   const upper = name.toUpperCase();
   for (const setting of SETTING_NAMES) {
-    if (setting.length < SHORT) {
+    if (setting.length < SHORT || SWAP_ONLY.has(setting)) {
       if (upper === setting || isSwap(upper, setting)) return setting;
       continue;
     }

@@ -8,6 +8,7 @@ import { apiKeysSetting } from './api-keys.js';
 import { AUTH_SETTINGS } from './auth-settings.js';
 import { DATABASE_SETTINGS } from './database-settings.js';
 import { EVENTS_SETTINGS } from './events-settings.js';
+import { MAIL_SETTINGS } from './mail-settings.js';
 import { type NamedSetting, nameSettings } from './names.js';
 import {
   indexes,
@@ -60,6 +61,7 @@ export const SETTINGS = {
   ...EVENTS_SETTINGS,
   ...AUTH_SETTINGS,
   ...PROVIDER_SETTINGS,
+  ...MAIL_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

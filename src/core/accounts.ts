@@ -17,7 +17,33 @@ export interface AccountSettings {
   readonly email?: string;
   /** `email`: an account proves its address (`auth.verified`), and a new address is proven before it applies. */
   readonly verify?: 'email';
+  /** The collection's own mail, per template, in place of restock's (`x-auth.mail`). */
+  readonly mail?: Readonly<Partial<Record<MailTemplateName, MailTemplate>>>;
 }
+
+/** The mail an account collection may word its own way: verification, reset, email change (new and old address). */
+export const MAIL_TEMPLATE_NAMES = ['verify', 'reset', 'email-change', 'email-changed'] as const;
+export type MailTemplateName = (typeof MAIL_TEMPLATE_NAMES)[number];
+
+/**
+ * A mail's words: `{{appName}}`, `{{link}}`, `{{token}}` and `{{email}}` are filled in (escaped
+ * in `html`). A part left out is restock's own.
+ */
+export interface MailTemplate {
+  readonly subject?: string;
+  readonly text?: string;
+  readonly html?: string;
+}
+
+const templateSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    subject: { type: 'string', minLength: 1, maxLength: 998 },
+    text: { type: 'string', minLength: 1, maxLength: 100_000 },
+    html: { type: 'string', minLength: 1, maxLength: 100_000 },
+  },
+};
 
 /** The field a create or change carries an account's password in. */
 export const PASSWORD_FIELD = 'password';
@@ -56,6 +82,11 @@ export const AUTH_META_SCHEMA = {
     claims: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' } },
     email: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' },
     verify: { enum: ['email'] },
+    mail: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(MAIL_TEMPLATE_NAMES.map((name) => [name, templateSchema])),
+    },
   },
 };
 
@@ -71,7 +102,7 @@ export function accountSettingsOf(
   fail: (why: string) => Error,
 ): AccountSettings | undefined {
   if (raw === undefined) return undefined;
-  const declared = raw as { claims?: string[]; email?: string; verify?: 'email' };
+  const declared = raw as Pick<AccountSettings, 'email' | 'verify' | 'mail'> & { claims?: string[] };
   const properties = (document.properties ?? {}) as Record<string, unknown>;
   const email = declared.email ?? (Object.hasOwn(properties, 'email') ? 'email' : undefined);
   if (email !== undefined && !unique.includes(email)) {
@@ -87,6 +118,7 @@ export function accountSettingsOf(
     claims: Object.freeze(claims),
     ...(email !== undefined && { email }),
     ...(declared.verify && { verify: declared.verify }),
+    ...(declared.mail && { mail: Object.freeze({ ...declared.mail }) }),
   });
 }
 

@@ -9,12 +9,15 @@ import type { Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
+import { mailAvailable } from '../records/mail/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
+import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
+import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { providerRoutes } from './routes/accounts/provider-routes.js';
@@ -97,17 +100,21 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     publicUrl: config.publicUrl,
   });
   app.register(plugins.metrics, { store });
+  const drain = mailDrainOf(app, config, catalog, store);
+  app.register(mail, { outbox: store.mail, drain });
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }) });
+  // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
+  const mailing = { mailAvailable: mailAvailable(config), mailQueued: () => drain?.wake() };
+  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }), ...mailing });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
-    app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
+    const tokens = accounts.tokens;
+    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
     // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
     const { publicUrl } = config;
-    const { tokens } = accounts;
     const clock = options.now && { now: options.now };
     app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
   }

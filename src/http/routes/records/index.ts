@@ -22,6 +22,10 @@ export interface RecordRoutesOptions {
   catalog: Catalog;
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;
+  /** Whether mail can be sent (an account's email change sends a confirmation). */
+  mailAvailable?: boolean;
+  /** Wakes this process's mail sender once a write queued mail. */
+  mailQueued?: () => void;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
