@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
-import { ConfigError, defaultConfig } from '../src/config/index.js';
+import { type Config, ConfigError, defaultConfig } from '../src/config/index.js';
 import { providerSettings } from '../src/config/provider-settings.js';
 import { buildApp } from '../src/http/app.js';
 import { type IdentityProvider, signInAtProvider, startIdentityProvider } from './helpers/identity-provider.js';
@@ -41,6 +41,7 @@ for (const kind of STORE_KINDS) {
     let app: FastifyInstance;
     let base: string;
     let clock = Date.now();
+    let configOf: () => Config;
     const logs: string[] = [];
     /** Every secret the flows handed out, none of which the log may hold. */
     const secrets = new Set<string>();
@@ -48,23 +49,27 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       db = await kind.create();
       idp = await startIdentityProvider();
-      const file = providersFile({
-        users: CLIENTS.map((name) => ({
-          name,
-          issuer: idp.issuer,
-          clientId: name,
-          clientSecret: `${name} secret`,
-          fields: { name: 'name' },
-        })),
-      });
-      app = await buildApp({
-        config: defaultConfig({
+      const providers = CLIENTS.map((name) => ({
+        name,
+        issuer: idp.issuer,
+        clientId: name,
+        clientSecret: `${name} secret`,
+        fields: { name: 'name' },
+      }));
+      // A provider nothing answers for: restock starts all the same, and says so when it is used.
+      const down = { name: 'down', issuer: 'http://127.0.0.1:1', clientId: 'down', clientSecret: 'down' };
+      const file = providersFile({ users: [...providers, down] });
+      const authProviders = providerSettings(file, 'AUTH_PROVIDERS');
+      configOf = () =>
+        defaultConfig({
           ...shopSettings(),
           maxEventLoopDelay: 0,
           databaseUrl: db.url,
           logLevel: 'trace',
-          authProviders: providerSettings(file, 'AUTH_PROVIDERS'),
-        }),
+          authProviders,
+        });
+      app = await buildApp({
+        config: configOf(),
         logStream: { write: (line) => logs.push(line) },
         now: () => clock,
       });
@@ -94,7 +99,7 @@ for (const kind of STORE_KINDS) {
     }
 
     /** Follows restock's redirect to the provider, signs in there as `sub`: the callback URL it sends back. */
-    async function atProvider(client: Client, sub: string, tamper?: (url: URL) => void): Promise<URL> {
+    async function atProvider(client: Client, sub: string | null, tamper?: (url: URL) => void): Promise<URL> {
       const started = await begin(client);
       assert.equal(started.status, 302);
       const url = new URL(started.headers.get('location') as string);
@@ -102,7 +107,8 @@ for (const kind of STORE_KINDS) {
       secrets.add(url.searchParams.get('state') as string);
       tamper?.(url);
       const back = await signInAtProvider(url.href, sub, idp.issuer);
-      secrets.add(back.searchParams.get('code') as string);
+      const code = back.searchParams.get('code');
+      if (code) secrets.add(code);
       return back;
     }
 
@@ -140,8 +146,18 @@ for (const kind of STORE_KINDS) {
     it('lists its providers', async () => {
       const answer = await fetch(`${base}/users/auth/providers/`);
       assert.equal(answer.status, 200);
-      assert.deepEqual(await answer.json(), [{ name: 'alpha' }, { name: 'beta' }]);
+      assert.deepEqual(await answer.json(), [{ name: 'alpha' }, { name: 'beta' }, { name: 'down' }]);
       assert.equal((await fetch(`${base}/users/auth/providers/gamma/?redirect=${appUrl()}`)).status, 404);
+      const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      for (const path of ['/', '/{name}/', '/{name}/callback/', '/exchange/']) {
+        assert.ok(document.paths[`/users/auth/providers${path}`], path);
+      }
+    });
+
+    it('answers 503 while a provider cannot be reached', async () => {
+      const answer = await begin('down');
+      assert.equal(answer.status, 503);
+      assert.equal(answer.headers.get('retry-after'), '30');
     });
 
     it('creates the account on a first sign-in, verified, its fields from the claims; the subject signs in again through its link', async () => {
@@ -203,6 +219,10 @@ for (const kind of STORE_KINDS) {
       assert.equal(decodeJwt(uma.token).verified, false);
     });
 
+    it('sends the app an error when the person cancels at the provider', async () => {
+      assert.equal((await land(await atProvider('alpha', null))).searchParams.get('error'), 'denied');
+    });
+
     it('sends the app an error when the claims make no valid account', async () => {
       idp.people.set('nameless', { email: 'nameless@example.com', email_verified: true });
       assert.equal((await land(await atProvider('alpha', 'nameless'))).searchParams.get('error'), 'account-refused');
@@ -234,6 +254,26 @@ for (const kind of STORE_KINDS) {
       idp.people.set('nat', { email: 'nat@example.com', email_verified: true, name: 'Nat' });
       const callback = await atProvider('alpha', 'nat', (url) => url.searchParams.set('nonce', 'not the nonce sent'));
       assert.equal((await land(callback)).searchParams.get('error'), 'provider-error');
+    });
+
+    it('lets another instance on the database finish a sign-in this one began', async () => {
+      const other = await buildApp({
+        config: configOf(),
+        logStream: { write: (line) => logs.push(line) },
+        now: () => clock,
+      });
+      try {
+        idp.people.set('ivy', { email: 'ivy@example.com', email_verified: true, name: 'Ivy' });
+        const callback = await atProvider('alpha', 'ivy');
+        const answer = await other.inject({ url: `${callback.pathname}${callback.search}` });
+        assert.equal(answer.statusCode, 302, answer.body);
+        const code = new URL(answer.headers.location as string).searchParams.get('code');
+        assert.ok(code);
+        secrets.add(code);
+        assert.equal((await exchange(code)).status, 200, 'and this one exchanges its code');
+      } finally {
+        await other.close();
+      }
     });
 
     it('exchanges a code once, within its minute; a sign-in not finished in 10 minutes expires', async () => {

@@ -281,7 +281,7 @@ describe('accounts in the logs', () => {
       const bearer = { authorization: `Bearer ${renewed.token}` };
       const changed = await post(
         '/user/1/',
-        { password: 'a new password' },
+        { password: 'a new password', currentPassword: PASSWORDS.ada },
         { ...bearer, 'HTTP-X-HTTP-METHOD': 'PUT' },
       );
       assert.equal(changed.status, 200);

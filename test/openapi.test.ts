@@ -754,7 +754,9 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
       [['email', 'password'], ['refreshToken']],
     );
     for (const operation of [signIn, refresh]) {
-      const answer = operation?.responses['200']?.content?.['application/json']?.schema as Body;
+      const schema = operation?.responses['200']?.content?.['application/json']?.schema as Body;
+      // POST /users/auth/ carries GET (who am I) too: its answer is either form.
+      const answer = schema.anyOf?.find((form) => form.required) ?? schema;
       assert.deepEqual(answer.required, ['token', 'refreshToken', 'expiresIn', 'record']);
       assert.equal(answer.properties?.record?.$ref, '#/components/schemas/User');
     }
@@ -765,7 +767,8 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
           /\/problems\/([a-z-]+)/g,
         ),
       ].map((m) => m[1]);
-    assert.deepEqual(kinds(signIn, '401'), ['invalid-credentials']);
+    // With GET (who am I, tunnelled in a POST): a request without a token.
+    assert.deepEqual(kinds(signIn, '401'), ['invalid-credentials', 'unauthorized']);
     assert.deepEqual(kinds(signIn, '429'), ['too-many-requests', 'too-many-sign-ins']);
     assert.ok(signIn?.responses['429']?.headers?.['Retry-After']);
     assert.ok(kinds(signIn, '400').includes('invalid-record'));
@@ -773,13 +776,13 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
     assert.ok(!kinds(refresh, '429').includes('too-many-sign-ins'), 'a renewal hashes no password');
     // A password is hashed within caps on every create or change of an account: 429 there too.
     assert.ok(kinds(doc.paths['/user/']?.post, '429').includes('too-many-sign-ins'));
-    // Tunnelled: POST may carry DELETE (its own operation widened), GET may carry either.
-    assert.match(signIn?.description ?? '', /naming DELETE, this request is signOutUser/);
+    // Tunnelled: POST may carry GET (who am I) or DELETE (its own operation widened), GET either other.
+    assert.match(signIn?.description ?? '', /naming GET or DELETE, this request is getUserMe, signOutUser/);
     assert.deepEqual(
       Object.keys(signIn?.responses ?? {}).filter((s) => s < '300'),
       ['200', '204'],
     );
-    assert.equal(doc.paths['/users/auth/']?.get?.operationId, 'tunnelUserAuth');
+    assert.equal(doc.paths['/users/auth/']?.get?.operationId, 'getUserMe');
     assert.equal(doc.paths['/users/auth/refresh/']?.get?.operationId, 'refreshUserTokenTunnelled');
     assert.match(doc.paths['/users/auth/']?.get?.description ?? '', /signInUser, signOutUser/);
   });

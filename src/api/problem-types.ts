@@ -53,13 +53,6 @@ export const PROBLEM_TYPES = {
       'No account has that name and password, or the refresh token is unknown, expired, used already or revoked. ' +
       'The answer never says which part was wrong.',
   },
-  'invalid-provider-flow': {
-    status: 400,
-    title: 'Invalid provider sign-in',
-    description:
-      "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
-      'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
-  },
   'invalid-current-password': {
     status: 400,
     title: 'The current password is missing or wrong',
@@ -67,6 +60,13 @@ export const PROBLEM_TYPES = {
       "An account that changes a password (its own, or one its rules let it change) sends the account's current " +
       'one as `currentPassword` with the new `password`; it was missing or did not match. Only a write key changes ' +
       'a password without it. Nothing was changed.',
+  },
+  'invalid-provider-flow': {
+    status: 400,
+    title: 'Invalid provider sign-in',
+    description:
+      "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
+      'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
   },
   forbidden: {
     status: 403,
@@ -245,6 +245,7 @@ export const PROBLEM_TYPES = {
     title: 'Service unavailable',
     description: 'The database cannot be reached right now; retry after the time in Retry-After.',
   },
+
   'internal-error': {
     status: 500,
     title: 'Internal server error',

@@ -9,6 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
+import { mailAvailable } from '../records/mail/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -105,16 +106,17 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  app.register(recordRoutes, { store, catalog, config, mailAvailable: drain !== undefined, ...(hasher && { hasher }) });
+  // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
+  const mailing = { mailAvailable: mailAvailable(config), mailQueued: () => drain?.wake() };
+  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }), ...mailing });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
-    const mailing = { mailAvailable: drain !== undefined, mailQueued: () => drain?.wake() };
-    app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl, ...mailing });
+    const tokens = accounts.tokens;
+    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
+    // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
     const { publicUrl } = config;
-    const { tokens } = accounts;
     const clock = options.now && { now: options.now };
-    const appOrigins = config.appUrl === '' ? [] : [new URL(config.appUrl).origin];
-    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins, ...clock });
+    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

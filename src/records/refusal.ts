@@ -28,6 +28,7 @@ export type RefusalKind =
   | 'forbidden'
   | 'invalid-credentials'
   | 'invalid-provider-flow'
+  | 'service-unavailable'
   | 'too-many-sign-ins'
   | 'invalid-token'
   | 'invalid-current-password'

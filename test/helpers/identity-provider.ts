@@ -75,8 +75,9 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
  * Goes from `url` (the provider's authorization URL, as restock's redirect gave it) through
  * the provider's sign-in as `sub`, and its consent, to where the provider sends the browser
  * back: restock's callback URL with `code` and `state`, returned without being followed.
+ * With `sub` null, the person cancels at the sign-in page instead.
  */
-export async function signInAtProvider(url: string, sub: string, issuer: string): Promise<URL> {
+export async function signInAtProvider(url: string, sub: string | null, issuer: string): Promise<URL> {
   const cookies = new Map<string, string>();
   let next = new URL(url);
   let form: Record<string, string> | undefined;
@@ -106,7 +107,8 @@ export async function signInAtProvider(url: string, sub: string, issuer: string)
     const page = await response.text();
     if (response.status !== 200) throw new Error(`the provider answered ${response.status}: ${page.slice(0, 500)}`);
     const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
-    if (prompt === 'login') form = { prompt, login: sub, password: 'any' };
+    if (prompt === 'login' && sub === null) next = new URL(`${next.pathname}/abort`, next);
+    else if (prompt === 'login') form = { prompt, login: sub as string, password: 'any' };
     else if (prompt === 'consent') form = { prompt };
     else throw new Error(`an unexpected page from the provider: ${page.slice(0, 500)}`);
   }

@@ -21,28 +21,32 @@ import {
 
 const JSON_BODIES = ['application/json', 'application/*+json'];
 
+/** What any account route's body can break beyond being JSON, `kinds`, and the override naming a method the path does not take. */
+export function accountProblems(kinds: readonly ProblemKind[]) {
+  return problemResponses([
+    'malformed-json',
+    'invalid-record',
+    'payload-too-large',
+    'unsupported-media-type',
+    ...kinds,
+    'method-not-allowed',
+    'service-unavailable',
+  ]);
+}
+
 export type AccountFlowName = 'me' | 'resetRequest' | 'resetConfirm' | 'emailConfirm';
 
 const Token = Type.String({ description: 'The token from the link of the mail (its `token=` parameter).' });
 
-/** The documentation of the flows of `collection`, which holds accounts; `tokens` is the sign-in's answer. */
+/** The documentation of the flows of `collection`, which holds accounts; `tokens()` makes the sign-in's answer. */
 export function accountFlowDocs(
   collection: Collection,
-  tokens: ResponseSchema,
+  tokens: () => ResponseSchema,
 ): Record<AccountFlowName, FastifySchema> {
   const { plural, singular } = collection;
   const { record } = componentNames(collection);
   const tags = [plural];
-  const problems = (kinds: readonly ProblemKind[]) =>
-    problemResponses([
-      'malformed-json',
-      'invalid-record',
-      'payload-too-large',
-      'unsupported-media-type',
-      ...kinds,
-      'method-not-allowed',
-      'service-unavailable',
-    ]);
+  const problems = accountProblems;
   const recordAnswer = (description: string) =>
     jsonResponse(description, componentRef(record), { ETag: ResponseHeaders.etag });
   return {
@@ -97,7 +101,7 @@ export function accountFlowDocs(
         { additionalProperties: false },
       ),
       response: {
-        200: tokens,
+        200: tokens(),
         204: emptyResponse('The password is set; every session is signed out.'),
         ...problems(['invalid-token', 'schema-violation', 'too-many-sign-ins']),
       },

@@ -8,9 +8,9 @@ import type { FastifySchema } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
 import type { ProblemKind } from '../problem-types.js';
-import { type AccountFlowName, accountFlowDocs } from './account-flow-operations.js';
+import { type AccountFlowName, accountFlowDocs, accountProblems } from './account-flow-operations.js';
 import { componentNames } from './record-components.js';
-import { componentRef, emptyResponse, jsonResponse, problemResponses, requestHeaders } from './responses.js';
+import { componentRef, emptyResponse, jsonResponse, requestHeaders } from './responses.js';
 
 /** The bodies every write takes (./operations.ts): JSON, and any `+json` type read as JSON. */
 const JSON_BODIES = ['application/json', 'application/*+json'];
@@ -30,23 +30,14 @@ export function accountDocs(collection: Collection): AccountDocs {
   const { record } = componentNames(collection);
   const tags = [plural];
   const names = collection.unique.map((field) => field.path.join('.'));
-  // What any body can break beyond being JSON, and the override naming a method the path does not take.
-  const problems = (kinds: readonly ProblemKind[]) =>
-    problemResponses([
-      'malformed-json',
-      'invalid-record',
-      'payload-too-large',
-      'unsupported-media-type',
-      'invalid-credentials',
-      ...kinds,
-      'method-not-allowed',
-      'service-unavailable',
-    ]);
-  const tokens = jsonResponse(
-    `A new access token and refresh token, and the ${singular} signed in (never its password). Not to be cached.`,
-    tokensSchema(componentRef(record)),
-    { 'Cache-Control': Type.String({ description: 'no-store: the tokens are for this client alone.' }) },
-  );
+  const problems = (kinds: readonly ProblemKind[]) => accountProblems(['invalid-credentials', ...kinds]);
+  // A new object for each use: the document's serializer would share one used twice as a $ref.
+  const tokens = () =>
+    jsonResponse(
+      `A new access token and refresh token, and the ${singular} signed in (never its password). Not to be cached.`,
+      tokensSchema(componentRef(record)),
+      { 'Cache-Control': Type.String({ description: 'no-store: the tokens are for this client alone.' }) },
+    );
   return {
     ...accountFlowDocs(collection, tokens),
     signIn: {
@@ -62,7 +53,7 @@ export function accountDocs(collection: Collection): AccountDocs {
       headers: requestHeaders(),
       consumes: JSON_BODIES,
       body: signInBody(names),
-      response: { 200: tokens, ...problems(['too-many-sign-ins', 'overloaded']) },
+      response: { 200: tokens(), ...problems(['too-many-sign-ins', 'overloaded']) },
     },
     refresh: {
       tags,
@@ -74,7 +65,7 @@ export function accountDocs(collection: Collection): AccountDocs {
       headers: requestHeaders(),
       consumes: JSON_BODIES,
       body: RefreshTokenBody,
-      response: { 200: tokens, ...problems([]) },
+      response: { 200: tokens(), ...problems([]) },
     },
     signOut: {
       tags,

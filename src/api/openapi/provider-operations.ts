@@ -37,6 +37,7 @@ export function providerDocs(
       tags,
       summary: `The outside providers an account of ${plural} can sign in with`,
       operationId: `list${record}Providers`,
+      description: 'An app shows a button for each; the next path begins a sign-in with one.',
       response: {
         200: jsonResponse(
           'Each provider by its name.',

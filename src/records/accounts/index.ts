@@ -16,7 +16,6 @@ export {
 } from './flows/account-change.js';
 export { accountOf, type ComposerDeps, mailComposers } from './flows/composers.js';
 export { confirmEmailChange, emailConfirmation } from './flows/email-change.js';
-export { type FlowLetter, type FlowLetterOptions, flowLetters } from './flows/flow-letters.js';
 export { flowTokenHash, mintFlowToken } from './flows/flow-tokens.js';
 export { confirmReset, requestReset, resetAddress, resetConfirmation } from './flows/password-reset.js';
 export { type Accounts, openAccounts } from './open-accounts.js';
@@ -24,9 +23,8 @@ export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';
 export type { PasswordHasher } from './password-hasher.js';
 export { appRedirect } from './providers/app-redirect.js';
-export { emailFieldOf, type FlowError, type ProviderAccounts } from './providers/provider-accounts.js';
 export { providersByCollection } from './providers/provider-catalog.js';
-export { CODE_MS, invalidProviderFlow, ProviderSignIn, STATE_MS } from './providers/provider-sign-in.js';
+export { ProviderSignIn } from './providers/provider-sign-in.js';
 export { invalidCredentials, signIn, signInName, tokenSubject } from './sign-in.js';
 export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 export {

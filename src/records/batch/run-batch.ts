@@ -44,6 +44,8 @@ export async function runBatch(
       changes: changedRecords(operations),
       ...(claim && { idempotency: { ...claim, answer } }),
     };
-    return answer(await runSteps(store, ready, run.caller, { size, maxAnswerBytes: run.maxAnswerBytes, plan }));
+    const done = await runSteps(store, ready, run.caller, { size, maxAnswerBytes: run.maxAnswerBytes, plan });
+    ready.find((operation) => operation.mail)?.kit.mailQueued();
+    return answer(done);
   });
 }

@@ -42,7 +42,7 @@ export async function readyAccountChange(
   const changes = kit.accountChanges;
   if (!changes || 'kind' in caller) return { fields: taken.fields };
   if (taken.password !== undefined) await changes.currentPassword(id, taken.currentPassword, holder);
-  const { patch, mail } = await changes.emailChange(id, taken.fields);
+  const { patch, mail } = await changes.emailChange(id, taken.fields, (record) => kit.access.canView(caller, record));
   return { fields: patch, ...(mail && { mail }) };
 }
 

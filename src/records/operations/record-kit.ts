@@ -74,6 +74,8 @@ export interface RecordKit {
   };
   /** What an account's change by a caller without a key asks beyond a record's; absent where the collection holds no accounts. */
   readonly accountChanges?: AccountChanges;
+  /** Says that a write queued mail, so that it goes out now. */
+  mailQueued(): void;
   /** An item of a bulk create, refused if it carries a password. */
   passwordless(item: unknown, index: number): unknown;
   /** The hash of a password, made within `holder`'s share of hashing. */
@@ -89,6 +91,8 @@ export interface RecordKitOptions {
   readonly hasher?: PasswordHasher | undefined;
   /** Whether mail can be sent, which an email change needs. */
   readonly mailAvailable?: boolean;
+  /** Called once a write queued mail (the sender then looks at once). */
+  readonly mailQueued?: () => void;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -104,7 +108,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mailAvailable = false }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mailAvailable = false, mailQueued = () => {} }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -136,6 +140,7 @@ function recordKit(
     viewable,
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
+    mailQueued,
     ...(collection.account && {
       accountChanges: accountChanges(collection, {
         records,

@@ -81,6 +81,7 @@ export async function changeRecord(
   // Parsed already: the store merges the object, without writing and reading it again.
   const record = await kit.records.merge(id, patch, conditions);
   if (!record) throw kit.notFound(id);
+  if (mail) kit.mailQueued();
   return record;
 }
 

@@ -93,7 +93,7 @@ function registerAccountRoutes(
       url: `/${collection.plural}/auth/`,
       policy: { public: true },
       operations: {
-        GET: meOperation(collection, records, docs.me),
+        GET: meOperation(options.catalog, collection, records, docs.me),
         POST: {
           docs: docs.signIn,
           async handler(request, reply) {

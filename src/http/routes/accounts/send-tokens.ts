@@ -1,4 +1,4 @@
-/** The answer of every way to sign in: a password, a refresh, a provider's one-time code, a reset's confirmation with `signIn`. */
+/** The answer of every way to sign in (a password, a refresh, a provider's one-time code, a reset's confirmation with `signIn`). */
 import type { FastifyReply } from 'fastify';
 import type { IssuedTokens } from '../../../records/accounts/index.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';

@@ -22,8 +22,10 @@ export interface RecordRoutesOptions {
   catalog: Catalog;
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;
-  /** Whether mail can be sent, which an account's email change needs. */
+  /** Whether mail can be sent (an account's email change sends a confirmation). */
   mailAvailable?: boolean;
+  /** Wakes this process's mail sender once a write queued mail. */
+  mailQueued?: () => void;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -77,7 +79,6 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     store,
     costlyQueries,
     hasher: options.hasher,
-    ...(options.mailAvailable !== undefined && { mailAvailable: options.mailAvailable }),
     limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();

@@ -13,7 +13,7 @@
 import type { Collection } from '../../../core/collection.js';
 import type { NewMail } from '../../../store/mail-model.js';
 import { mergedFields } from '../../../store/merge-patch.js';
-import type { Records } from '../../../store/store.js';
+import type { Records, StoredRecord } from '../../../store/store.js';
 import type { Holder } from '../../in-flight-gate.js';
 import { Refusal } from '../../refusal.js';
 import type { PasswordHasher } from '../password-hasher.js';
@@ -27,8 +27,16 @@ export const CURRENT_PASSWORD_FIELD = 'currentPassword';
 export interface AccountChanges {
   /** Refuses unless `given` is account `id`'s password now; one refusal, missing or wrong, whether the account exists or not. */
   currentPassword(id: number, given: unknown, holder: Holder): Promise<void>;
-  /** The patch as it applies now, and the mail it queues: a new email address taken out, to be confirmed. */
-  emailChange(id: number, patch: Fields): Promise<{ patch: Fields; mail?: NewMail[] }>;
+  /**
+   * The patch as it applies now, and the mail it queues: a new email address taken out, to be
+   * confirmed. `visible` says whether the caller may see the account: one it may not is left
+   * to the write, which answers it as missing, so that nothing here tells it exists.
+   */
+  emailChange(
+    id: number,
+    patch: Fields,
+    visible: (record: StoredRecord) => boolean,
+  ): Promise<{ patch: Fields; mail?: NewMail[] }>;
 }
 
 export interface AccountChangeOptions {
@@ -58,13 +66,13 @@ export function accountChanges(collection: Collection, options: AccountChangeOpt
       if (!hasher) throw new Error(`${collection.plural} holds no accounts: it checks no passwords`);
       if (!(await hasher.matches(given, await records.secretOf(id), holder))) throw wrongCurrentPassword();
     },
-    async emailChange(id, patch) {
+    async emailChange(id, patch, visible) {
       const name = emailField?.path.join('.');
       const address = name === undefined ? undefined : patch[name];
       if (name === undefined || typeof address !== 'string') return { patch };
       // Read before the write, outside it: a record gone or hidden by then is the write's 404.
       const current = await records.get(id);
-      if (!current) return { patch };
+      if (!current || !visible(current)) return { patch };
       const old = (JSON.parse(current.data) as Fields)[name];
       const same = emailField?.ignoreCase ? String(old).toLowerCase() === address.toLowerCase() : old === address;
       if (typeof old !== 'string' || same) return { patch };

@@ -3,8 +3,7 @@
  * (which holds no secret) into a letter when the mail is sent, minting the flow's token
  * then, so that the outbox never holds one, and a retry after a crash mints a new token that
  * supersedes the old. Each kind's composer belongs to its flow: the verification's is here;
- * the reset's and the email change's are filled in by those flows (until then they send
- * nothing, and no route queues them).
+ * the reset's and the email change's are in ./flow-letters.ts.
  */
 import type { Catalog } from '../../../core/catalog.js';
 import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
@@ -16,7 +15,7 @@ import { mintFlowToken } from './flow-tokens.js';
 export interface ComposerDeps {
   readonly store: Pick<Store, 'accounts' | 'collection'>;
   readonly catalog: Pick<Catalog, 'byPlural'>;
-  /** How long a verification link is valid (VERIFY_TOKEN_HOURS), and an email change's. */
+  /** How long a verification link is valid (VERIFY_TOKEN_HOURS); an email change's link too. */
   readonly verifyTokenMs: number;
   /** How long a password reset link is valid (RESET_TOKEN_MINUTES). */
   readonly resetTokenMs: number;
@@ -25,10 +24,9 @@ export interface ComposerDeps {
 
 /** Every kind's composer. */
 export function mailComposers(deps: ComposerDeps): MailComposers {
-  const { resetTokenMs, verifyTokenMs } = deps;
   return {
     verify: composeVerify(deps),
-    ...flowLetters({ ...deps, resetMinutes: resetTokenMs / 60_000, emailMinutes: verifyTokenMs / 60_000 }),
+    ...flowLetters({ ...deps, emailTokenMs: deps.verifyTokenMs }),
   } satisfies Record<MailKind, ComposeMail>;
 }
 
@@ -40,7 +38,9 @@ function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: Compos
   return async (mail: OutboxMail): Promise<Letter | undefined> => {
     const account = await accountOf({ store, catalog }, mail);
     if (!account || (await store.accounts.isVerified(mail.collection, account.id))) return undefined;
-    const token = await mintFlowToken(store.accounts, {
+    const { token, hash } = mintFlowToken();
+    await store.accounts.addFlowToken({
+      hash,
       purpose: 'verify',
       collection: mail.collection,
       accountId: account.id,

@@ -10,33 +10,24 @@
  *   password if the change was not theirs.
  */
 import type { Catalog } from '../../../core/catalog.js';
-import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
+import type { OutboxMail } from '../../../store/mail-model.js';
 import type { Store } from '../../../store/store.js';
-import { emailFieldOf, mintFlowToken } from './flow-tokens.js';
-
-/** What a mail says to whom (the mail pipeline's `Letter`): its template is its kind's, its link carries the token. */
-export interface FlowLetter {
-  readonly to: string;
-  readonly kind: MailKind;
-  readonly collection: string;
-  readonly token?: string;
-}
+import type { ComposeMail } from '../../mail/index.js';
+import { emailFieldOf, issueFlowToken } from './flow-tokens.js';
 
 export interface FlowLetterOptions {
   readonly store: Pick<Store, 'collection' | 'accounts'>;
   readonly catalog: Pick<Catalog, 'byPlural'>;
-  /** Minutes a reset token lives (RESET_TOKEN_MINUTES). */
-  readonly resetMinutes: number;
-  /** Minutes an email change's token lives. */
-  readonly emailMinutes: number;
+  /** How long a reset token lives (RESET_TOKEN_MINUTES). */
+  readonly resetTokenMs: number;
+  /** How long an email change's token lives. */
+  readonly emailTokenMs: number;
   readonly now?: () => number;
 }
 
-type Compose = (mail: OutboxMail) => Promise<FlowLetter | undefined>;
-
 export function flowLetters(
   options: FlowLetterOptions,
-): Record<'reset-request' | 'email-change' | 'email-changed', Compose> {
+): Record<'reset-request' | 'email-change' | 'email-changed', ComposeMail> {
   const { store, catalog, now = Date.now } = options;
   const accountsOf = (mail: OutboxMail) => {
     const collection = catalog.byPlural(mail.collection);
@@ -50,8 +41,8 @@ export function flowLetters(
       const account = await store.collection(collection).findUnique(field, mail.address);
       const to = account && (JSON.parse(account.data) as Record<string, unknown>)[field.path.join('.')];
       if (!account || typeof to !== 'string') return undefined;
-      const expiresAt = now() + options.resetMinutes * 60_000;
-      const token = await mintFlowToken(store.accounts, {
+      const expiresAt = now() + options.resetTokenMs;
+      const token = await issueFlowToken(store.accounts, {
         purpose: 'reset',
         collection: collection.plural,
         accountId: account.id,
@@ -65,12 +56,12 @@ export function flowLetters(
       if (!collection || mail.accountId === null || mail.address === null) return undefined;
       // An account deleted since asked for nothing more.
       if (!(await store.collection(collection).get(mail.accountId))) return undefined;
-      const token = await mintFlowToken(store.accounts, {
+      const token = await issueFlowToken(store.accounts, {
         purpose: 'email',
         collection: collection.plural,
         accountId: mail.accountId,
         detail: mail.address,
-        expiresAt: now() + options.emailMinutes * 60_000,
+        expiresAt: now() + options.emailTokenMs,
       });
       return { to: mail.address, kind: mail.kind, collection: collection.plural, token };
     },

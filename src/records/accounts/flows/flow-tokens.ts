@@ -1,22 +1,21 @@
 /**
- * The single-use tokens of a password reset and an email change: 32 random bytes,
- * base64url, as a refresh token is (../refresh-tokens.ts), handed out once in a mail and
- * kept only as their SHA-256 (`account_tokens`); a new one supersedes the account's older
- * ones of the same purpose. Every way a sent token can fail is one refusal.
+ * Flows' single-use tokens (verification, reset, email change): made and hashed as refresh
+ * tokens are (../refresh-tokens.ts), 32 random bytes, base64url, handed out once (in a
+ * mail's link) and stored only as their SHA-256 (base64url), a new one superseding the
+ * account's older ones of the same purpose. Every way a sent token can fail is one refusal.
  */
 import type { Collection } from '../../../core/collection.js';
 import type { FlowTables, FlowToken } from '../../../store/account-model.js';
 import { Refusal } from '../../refusal.js';
 import { newRefreshToken, refreshTokenHash } from '../refresh-tokens.js';
 
-/** The hash the store keeps of a flow's token. */
-export { refreshTokenHash as flowTokenHash };
+export { newRefreshToken as mintFlowToken, refreshTokenHash as flowTokenHash } from '../refresh-tokens.js';
 
 /** What a token looks like: anything else is refused before the store is asked. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Stores a new token's hash with what it allows; resolves with the token, to be mailed and forgotten. */
-export async function mintFlowToken(
+export async function issueFlowToken(
   accounts: Pick<FlowTables, 'addFlowToken'>,
   token: Omit<FlowToken, 'hash'>,
 ): Promise<string> {
@@ -24,7 +23,6 @@ export async function mintFlowToken(
   await accounts.addFlowToken({ ...token, hash: minted.hash });
   return minted.token;
 }
-
 /** The one refusal of a token that is unknown, used, expired, superseded or another account's. */
 export function invalidToken(): Refusal {
   return new Refusal(

@@ -22,6 +22,8 @@ import { type AccountOutcome, accountFor, type ProviderAccounts } from './provid
 export const STATE_MS = 10 * 60 * 1000;
 /** How long the app has to exchange its one-time code. */
 export const CODE_MS = 60 * 1000;
+/** When to try a provider that could not be reached (its discovery is tried again then). */
+const PROVIDER_RETRY_SECONDS = 30;
 
 /** What a flow keeps server-side, as the 'provider-state' token's detail. */
 interface FlowDetail extends Omit<FlowSecrets, 'state'> {
@@ -60,17 +62,17 @@ export class ProviderSignIn {
     return [...this.#protocols.keys()];
   }
 
-  has(name: string): boolean {
-    return this.#protocols.has(name);
-  }
-
   /** Begins a sign-in with `provider`: the URL to send the browser to. `redirect` is the app's, checked already. */
   async begin(provider: string, { redirect, callbackUrl }: { redirect: URL; callbackUrl: string }): Promise<URL> {
     const protocol = this.#protocol(provider);
     const { state, ...secrets } = ProviderProtocol.secrets();
     const detail: FlowDetail = { provider, redirect: redirect.href, callbackUrl, ...secrets };
     // The URL first: a provider that cannot be discovered leaves no token behind.
-    const url = await protocol.authorizationUrl(callbackUrl, { state, ...secrets });
+    const url = await protocol.authorizationUrl(callbackUrl, { state, ...secrets }).catch(() => {
+      throw new Refusal('service-unavailable', `The provider "${provider}" could not be reached; try again.`, {
+        retryAfter: PROVIDER_RETRY_SECONDS,
+      });
+    });
     await this.options.accounts.addFlowToken({
       hash: tokenHash(state),
       purpose: 'provider-state',
