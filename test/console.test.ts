@@ -3,11 +3,15 @@
  * the console's files are served from the package, by the compiled server too.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import { body, useApp } from './helpers/app.js';
 import { startServer } from './helpers/server.js';
 import { shopSettings } from './helpers/shop-accounts.js';
 import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
+import { verifyingShop } from './helpers/verifying-shop.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
@@ -33,6 +37,10 @@ for (const kind of STORE_KINDS) {
       const head = await ctx.app.inject({ method: 'HEAD', url: '/', headers: { accept: BROWSER_ACCEPT } });
       assert.equal(head.statusCode, 200);
       assert.equal(head.headers['content-type'], 'text/html; charset=utf-8');
+      // Links in mail and a provider's sign-in lead to /console/ (APP_URL's default), whatever the Accept.
+      const linked = await ctx.app.inject({ url: '/console/?action=verify&collection=users&token=x' });
+      assert.deepEqual([linked.statusCode, linked.body], [200, page.body]);
+      assert.equal(linked.headers['content-security-policy'], policy);
     });
 
     it('answers API clients with the JSON index, also varying on Accept', async () => {
@@ -84,6 +92,25 @@ describe('the index of a store with accounts', () => {
     );
     assert.deepEqual(ctx.contract?.violations, []);
     assert.ok(ctx.contract?.matched.includes('getIndex 200'), 'checked against the OpenAPI document');
+  });
+});
+
+describe('the index of a store whose accounts verify their email', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'restock-verifying-index-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const ctx = useApp(sqliteKind, shopSettings({ schemas: verifyingShop(dir) }), { contract: true });
+
+  it('says so, for the console to tell a sign-up that a link is on its way', async () => {
+    const index = body<{ collections: Record<string, { verify?: string }> }>(await ctx.app.inject({ url: '/' }));
+    assert.deepEqual(
+      Object.entries(index.collections).map(([name, links]) => [name, links.verify]),
+      [
+        ['orders', undefined],
+        ['products', undefined],
+        ['users', 'email'],
+      ],
+    );
+    assert.deepEqual(ctx.contract?.violations, []);
   });
 });
 

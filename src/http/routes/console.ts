@@ -69,7 +69,7 @@ async function serveConsole(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     await consoleFiles(scope);
     version = serveVersionedAssets(scope, { prefix: PREFIX, files: consoleAssets() }).version;
-    scope.get(PREFIX, (_request, reply) => app.consolePage.send(reply));
+    scope.get(PREFIX, { schema: { hide: true } }, (_request, reply) => app.consolePage.send(reply));
   });
   // The page names its script and style at their versioned path; their own imports are
   // relative (./auth.js), so they stay within the same version.
