@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'account-flows-store',
+    'account-verify',
     'backup',
     'client.browser',
     'connection-limit',

@@ -91,6 +91,7 @@ export const TEST_GROUPS = {
     'account-tokens',
     'account-flows-store',
     'mail-outbox',
+    'account-verify',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

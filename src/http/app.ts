@@ -9,6 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts } from '../records/accounts/index.js';
+import { mailAvailable } from '../records/mail/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -19,6 +20,7 @@ import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
+import { verifyRoutes } from './routes/accounts/verify-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
@@ -100,10 +102,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }) });
+  const mailQueue = { available: mailAvailable(config), queued: () => drain?.wake() };
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
+    app.register(verifyRoutes, { store, catalog, mail: mailQueue });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

@@ -29,7 +29,8 @@ export type RefusalKind =
   | 'invalid-credentials'
   | 'invalid-token'
   | 'mail-unavailable'
-  | 'too-many-sign-ins';
+  | 'too-many-sign-ins'
+  | 'too-many-requests';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

@@ -1,8 +1,10 @@
 /** A record's life readied once for every path: a request alone and each operation of a batch. */
 export { type IdempotencyOf, type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
-export { mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
+export { accountWrite, mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
 export { type ReadPage, type ReadRecord, readList, readRecord } from './reads.js';
 export {
+  type MailQueue,
+  mailUnavailable,
   type RecordKit,
   type RecordKitOptions,
   type RecordLimits,

@@ -8,6 +8,7 @@
  */
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
+import type { NewMail } from '../../store/mail-model.js';
 import type { Records, Store } from '../../store/store.js';
 import { type PasswordHasher, refusePasswordInBulk, takePassword } from '../accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../bulk-create.js';
@@ -15,7 +16,7 @@ import type { ExpandSource } from '../expand.js';
 import type { Holder, InFlightGate } from '../in-flight-gate.js';
 import { type QueryFields, queryFieldsOf } from '../query-fields.js';
 import { type RecordChecks, recordChecks } from '../record-checks.js';
-import type { Refusal } from '../refusal.js';
+import { Refusal } from '../refusal.js';
 import { type Caller, notFound, RecordAccess } from '../rules/record-access.js';
 import { viewableSource } from '../rules/viewable-source.js';
 
@@ -59,6 +60,20 @@ export interface RecordKit {
   passwordless(item: unknown, index: number): unknown;
   /** The hash of a password, made within `holder`'s share of hashing. */
   hash(password: string, holder: Holder): Promise<string>;
+  /**
+   * The mail a new account of this collection is sent (its verification, when it asks for
+   * `verify`), written with it; undefined for none. Refuses with `mail-unavailable` when the
+   * mail cannot go out: before anything is written.
+   */
+  signUpMail(): readonly NewMail[] | undefined;
+  /** Mail was queued and committed: the outbox's sender looks now. */
+  mailQueued(): void;
+}
+
+/** Whether mail can go out, and how the outbox's sender is told that some was queued. */
+export interface MailQueue {
+  readonly available: boolean;
+  queued(): void;
 }
 
 /** What every collection's kit is made from. */
@@ -68,6 +83,8 @@ export interface RecordKitOptions {
   readonly costlyQueries: InFlightGate;
   /** Hashes account passwords; absent when no collection holds accounts. */
   readonly hasher?: PasswordHasher | undefined;
+  /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
+  readonly mail?: MailQueue | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -83,7 +100,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -92,6 +109,8 @@ function recordKit(
     maxBytes: limits.maxIndexedValueBytes,
   };
   const access = new RecordAccess(collection);
+  const signUpMail: readonly NewMail[] | undefined =
+    collection.account?.verify === 'email' ? [{ kind: 'verify', collection: collection.plural }] : undefined;
   return {
     collection,
     records,
@@ -121,5 +140,18 @@ function recordKit(
       if (!hasher) throw new Error(`${collection.plural} holds no accounts: it hashes no passwords`);
       return hasher.hash(password, holder);
     },
+    signUpMail() {
+      if (signUpMail && !mail?.available) throw mailUnavailable();
+      return signUpMail;
+    },
+    mailQueued: () => mail?.queued(),
   };
+}
+
+/** The refusal of a write that would send mail when none can go out. */
+export function mailUnavailable(): Refusal {
+  return new Refusal(
+    'mail-unavailable',
+    'This needs to send mail, and the server has no way to send it (no SMTP_URL); nothing was written.',
+  );
 }
