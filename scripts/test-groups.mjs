@@ -52,6 +52,7 @@ export const TEST_GROUPS = {
   cli: [
     'crash',
     'batch-crash',
+    'mail-crash',
     'processes',
     'concurrent-merges',
     'cli',
