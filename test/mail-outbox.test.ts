@@ -21,7 +21,7 @@ import { API_KEYS, WRITE_KEY } from './helpers/keys.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { recipientOf, startSmtp, type TestSmtp, tokenOf } from './helpers/smtp.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
-import { call, signUp, VERIFY_SHOP_ENV, verifyShopSchemas } from './helpers/verify-shop.js';
+import { call, signUp as signUpOver, VERIFY_SHOP_ENV, verifyShopSchemas } from './helpers/verify-shop.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const LINK_BASE = 'https://app.example/welcome?from=mail';
@@ -154,18 +154,14 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it("words a mail with the collection's own template, escaping the values in its HTML", async () => {
-      const own = loadCatalog(defaultConfig({ schemas: join(ROOT, 'schemas/shop') }));
-      const users = own.byPlural('users');
-      assert.ok(users?.account);
-      const account = {
-        ...users.account,
-        mail: {
-          verify: { subject: '{{appName}}: one step left', html: '<b>{{appName}}</b> <a href="{{link}}">go</a>' },
-        },
+    it("words a mail with the collection's own template (x-auth.mail), escaping the values in its HTML", async () => {
+      const templates = {
+        verify: { subject: '{{appName}}: one step left', html: '<b>{{appName}}</b> <a href="{{link}}">go</a>' },
       };
+      const own = loadCatalog(defaultConfig({ schemas: verifyShopSchemas(templates) }));
+      assert.deepEqual(own.byPlural('users')?.account?.mail, templates);
       const { log } = memoryLog();
-      const drain = drainWith(log, { appName: 'A & <B>', accountOf: () => account });
+      const drain = drainWith(log, { appName: 'A & <B>', accountOf: (plural) => own.byPlural(plural)?.account });
       drain.start();
       await signUp();
       drain.wake();
@@ -177,6 +173,12 @@ for (const kind of STORE_KINDS) {
         /^<b>A &#38; &#60;B&#62;<\/b> <a href="https:\/\/app\.example\/welcome\?from=mail&#38;action=verify/,
       );
       assert.match(mail.text ?? '', /Welcome to A & <B>\./, 'the text is restock’s own, not escaped');
+    });
+
+    it('refuses a schema whose x-auth.mail names no template or a part no mail has', () => {
+      for (const mail of [{ welcome: { subject: 'Hi' } }, { verify: { body: 'Hi' } }, { verify: { subject: '' } }]) {
+        assert.throws(() => loadCatalog(defaultConfig({ schemas: verifyShopSchemas(mail) })), /x-auth/);
+      }
     });
   });
 }
@@ -205,7 +207,7 @@ for (const kind of STORE_KINDS) {
       const env = { ...VERIFY_SHOP_ENV, DATABASE_URL: db.url, SCHEMAS: verifyShopSchemas(), API_KEYS };
       const server = await startServer(env);
       try {
-        const alone = await signUp(server.url, 'ada@example.com');
+        const alone = await signUpOver(server.url, 'ada@example.com');
         const bulk = await call(server.url, 'POST', '/users/', [{ name: 'B', email: 'b@example.com' }], WRITE_KEY);
         const batch = await call(server.url, 'POST', '/batch/', [
           { method: 'POST', path: '/users/', body: { name: 'C', email: 'c@example.com' } },
@@ -225,7 +227,7 @@ for (const kind of STORE_KINDS) {
 
       const developing = await startServer({ ...env, MAIL_LOG_LINKS: 'true', APP_URL: 'http://localhost:5173/' });
       try {
-        assert.equal((await signUp(developing.url, 'ada@example.com')).status, 201);
+        assert.equal((await signUpOver(developing.url, 'ada@example.com')).status, 201);
         const line = await lineMatching(developing, /MAIL_LOG_LINKS/);
         const logged = JSON.parse(line) as { level: number; link: string; mail: { to: string } };
         assert.equal(logged.level, 30, 'at info');

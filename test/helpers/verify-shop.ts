@@ -28,10 +28,11 @@ const POSTS = {
   'x-rules': { create: 'auth.verified', list: 'true', view: 'true' },
 };
 
-/** A folder of the two schemas, for SCHEMAS. */
-export function verifyShopSchemas(): string {
+/** A folder of the two schemas, for SCHEMAS; `mail` is the users' own templates (`x-auth.mail`). */
+export function verifyShopSchemas(mail?: Record<string, unknown>): string {
   const folder = mkdtempSync(join(tmpdir(), 'restock-verify-'));
-  writeFileSync(join(folder, 'users.schema.json'), JSON.stringify(USERS));
+  const users = mail ? { ...USERS, 'x-auth': { ...USERS['x-auth'], mail } } : USERS;
+  writeFileSync(join(folder, 'users.schema.json'), JSON.stringify(users));
   writeFileSync(join(folder, 'posts.schema.json'), JSON.stringify(POSTS));
   return folder;
 }
