@@ -17,6 +17,7 @@ const SHARDS = [
     'account-flows-store',
     'account-providers',
     'account-reset',
+    'account-verify',
     'backup',
     'client.browser',
     'connection-limit',

@@ -52,6 +52,7 @@ export const TEST_GROUPS = {
   cli: [
     'crash',
     'batch-crash',
+    'mail-crash',
     'processes',
     'concurrent-merges',
     'cli',
@@ -95,6 +96,7 @@ export const TEST_GROUPS = {
     'account-reset',
     'account-changes',
     'mail-outbox',
+    'account-verify',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

@@ -194,7 +194,7 @@ export function createAccounts({ panel, forms, who, resend, signOutButton, statu
   }
 
   async function resendLink() {
-    const result = await call('POST', `${authOf(session.collection)}verify/resend/`, { body: {} });
+    const result = await call('POST', `${authOf(session.collection)}verify/resend/`);
     say(result.ok ? 'A new verification link is on its way.' : describe(result.problem, result.status), !result.ok);
   }
 

@@ -57,6 +57,12 @@ export const MAIL_SETTINGS = {
     group: 'server',
     help: 'development only: without `SMTP_URL`, log each mail’s link (at `info`) in place of sending it; never use it where the log is read by others',
   },
+  mailConnections: {
+    default: '5',
+    parse: integer(1, 100),
+    group: 'server',
+    help: 'connections to the SMTP server each instance keeps open at most, and so mails it sends at once (twice as many are being composed)',
+  },
   mailRetrySeconds: {
     default: '30',
     parse: seconds(0.01, 3600),

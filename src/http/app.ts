@@ -21,6 +21,7 @@ import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { providerRoutes } from './routes/accounts/provider-routes.js';
+import { verifyRoutes } from './routes/accounts/verify-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
@@ -107,12 +108,14 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
-  const mailing = { mailAvailable: mailAvailable(config), mailQueued: () => drain?.wake() };
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }), ...mailing });
+  const mailQueue = { available: mailAvailable(config), queued: () => drain?.wake() };
+  const mailing = { mailAvailable: mailQueue.available, mailQueued: mailQueue.queued };
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const tokens = accounts.tokens;
     app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
+    app.register(verifyRoutes, { store, catalog, mail: mailQueue });
     // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };
