@@ -18,6 +18,8 @@ const PROVIDER_ERRORS = {
  */
 export function createAccountFlows({ forms, call, describe, say, welcome, refresh }) {
   let followed = false;
+  /** Whether the collections' schemas are known (or will not be): a sign-up asks the fields they require. */
+  let schemasKnown = false;
 
   /** What goes under a collection's sign-in form: sign-up, a forgotten password, its providers. */
   function offer(collection, signIn) {
@@ -34,7 +36,9 @@ export function createAccountFlows({ forms, call, describe, say, welcome, refres
         signIn.querySelector('input').focus();
       }
     };
-    actions.append(button('Create an account', open(signUpForm)), button('Forgot password?', open(forgotForm)));
+    const signUp = Object.assign(button('Create an account', open(signUpForm)), { disabled: !schemasKnown });
+    signUp.className = 'sign-up-button';
+    actions.append(signUp, button('Forgot password?', open(forgotForm)));
     const providers = Object.assign(document.createElement('p'), { className: 'providers', hidden: true });
     offerProviders(collection, providers);
     return [actions, providers];
@@ -176,7 +180,13 @@ export function createAccountFlows({ forms, call, describe, say, welcome, refres
     form.querySelector('input')?.focus();
   }
 
-  return { offer, followLink };
+  /** The schemas arrived (or could not): sign-up may ask for their fields. */
+  function knowSchemas() {
+    schemasKnown = true;
+    for (const signUp of forms.querySelectorAll('.sign-up-button')) signUp.disabled = false;
+  }
+
+  return { offer, followLink, knowSchemas };
 }
 
 /** What a sign-up asks: the schema's required text fields, the field that signs in, and the password. */

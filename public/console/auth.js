@@ -214,6 +214,8 @@ export function createAccounts({ panel, forms, who, resend, signOutButton, statu
     token,
     renewed,
     signedIn: () => session !== undefined,
+    /** The collections' schemas are known (or will not be): sign-up forms may ask for their fields. */
+    knowSchemas: () => flows.knowSchemas(),
     /** Whether a sign-in form is on the page (an account collection signs in with a field). */
     canSignIn: () => forms.childElementCount > 0,
   };

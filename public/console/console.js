@@ -263,6 +263,7 @@ async function start() {
     collection.schema = schemas.get(collection.name);
     collection.listsNoneToAnonymous = listsNoneToAnonymous(openapi, collection);
   }
+  accounts.knowSchemas();
   if (state.current) {
     schemaForm.show(state.current);
     batchPanel.offer(state.current);
