@@ -110,7 +110,8 @@ describe('the console’s account flows, in Chromium', () => {
     assert.equal(await page.evaluate('document.activeElement?.name'), 'password', 'focus on the new password');
     assert.equal(new URL(page.url()).search, '', 'the token left the address');
     await form.getByLabel('New password').fill('a brand new passphrase');
-    await page.screenshot({ path: `${SHOTS}/new-password.png` });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: `${SHOTS}/new-password-dark.png` });
     await form.getByRole('button', { name: 'Set password' }).click();
     await accountSays('Password changed; you are signed in.');
     await who('Signed in as Bob, one of users');

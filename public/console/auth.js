@@ -1,9 +1,9 @@
 /**
  * Signing in to the console with an account (a collection whose index entry has `auth`),
- * and out; signing up, a forgotten password, providers and links from mail are
- * ./account-flows.js's. While signed in, every request and the change feed carry the account's access
- * token, which is renewed before it expires (and once after a 401); the session is kept for
- * the browser tab, as the API key is, so that a reload does not sign out.
+ * and out (signing up, a forgotten password, providers and links from mail are
+ * ./account-flows.js's). While signed in, every request and the change feed carry the
+ * account's access token, which is renewed before it expires (and once after a 401); the
+ * session is kept for the browser tab, as the API key is, so that a reload does not sign out.
  */
 import { capitalize, createAccountFlows, labelled } from './account-flows.js';
 
@@ -237,10 +237,11 @@ function dueAt({ expiresAt, lifeMs }) {
   return expiresAt - Math.min(EARLY_MS, (Number(lifeMs) || 0) / 4);
 }
 
-/** The access token's claims (its middle part), or none when it cannot be read. */
+/** The access token's claims (its middle part, base64url of UTF-8 JSON), or none when it cannot be read. */
 function claimsOf({ token }) {
   try {
-    return JSON.parse(atob(token.split('.')[1].replaceAll('-', '+').replaceAll('_', '/')));
+    const bytes = atob(token.split('.')[1].replaceAll('-', '+').replaceAll('_', '/'));
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0))));
   } catch {
     return {};
   }
