@@ -79,6 +79,8 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     store,
     costlyQueries,
     hasher: options.hasher,
+    mailAvailable: options.mailAvailable ?? false,
+    ...(options.mailQueued && { mailQueued: options.mailQueued }),
     limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();
