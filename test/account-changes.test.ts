@@ -2,13 +2,19 @@
  * An account's own changes, over the real app on every store, with the example shop: who am
  * I (`GET /users/auth/`); a new password only with the current one for a caller without a
  * key (alone and in a batch), one 400 whether it was missing or wrong, the current one never
- * stored nor answered; a write key changes it alone.
+ * stored nor answered; a write key changes it alone. With users that verify their email and
+ * a real SMTP server (./helpers/smtp.ts): a new address applies only once confirmed through
+ * the link mailed to it, the old address told; without mail, 503.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import { body, JSON_HEADERS, problem, useApp } from './helpers/app.js';
 import { authorization } from './helpers/keys.js';
+import { useMailApp, verifyingShop } from './helpers/mail-app.js';
+import { type Mailbox, mailbox } from './helpers/mailbox.js';
 import { openShop, PASSWORDS, type Shop, send, shopSettings, signIn } from './helpers/shop-accounts.js';
+import { recipientOf, tokenOf } from './helpers/smtp.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
 for (const kind of STORE_KINDS) {
@@ -126,6 +132,108 @@ for (const kind of STORE_KINDS) {
       ]);
       assert.equal(ok.statusCode, 200, ok.body);
       await signIn(ctx.app, 'ada@example.com', 'batch password');
+    });
+  });
+
+  describe(`email changes (${kind.name})`, () => {
+    const ctx = useMailApp(kind, shopSettings({ schemas: verifyingShop() }));
+    let shop: Shop;
+    let mails: Mailbox;
+    before(async () => {
+      mails = mailbox(ctx.smtp);
+      shop = await openShop(ctx.app);
+    });
+    const asAda = (method: 'GET' | 'PATCH', url: string, payload?: object) =>
+      ctx.app.inject({
+        method,
+        url,
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${shop.people.ada.token}` },
+        ...(payload && { payload }),
+      });
+    const confirm = (token: string) =>
+      ctx.app.inject({ method: 'POST', url: '/users/auth/email/confirm/', headers: JSON_HEADERS, payload: { token } });
+
+    it('keeps the old address until the new one is confirmed, and tells the old one', async () => {
+      const { id } = shop.people.ada;
+      const changed = await asAda('PATCH', `/user/${id}/`, { email: 'ada.new@example.com', name: 'Ada L.' });
+      assert.equal(changed.statusCode, 200, changed.body);
+      assert.deepEqual([body(changed).email, body(changed).name], ['ada@example.com', 'Ada L.'], 'the rest applies');
+      const toNew = await mails.take((mail) => recipientOf(mail) === 'ada.new@example.com');
+      const toOld = await mails.take(
+        (mail) => recipientOf(mail) === 'ada@example.com' && !/token=/.test(mail.text ?? ''),
+      );
+      assert.match(toNew.text ?? '', /action=email&collection=users&token=/);
+      assert.doesNotMatch(toOld.text ?? '', /token=/, 'the old address gets no link');
+      assert.equal(body(await asAda('GET', '/users/auth/')).email, 'ada@example.com');
+      await signIn(ctx.app, 'ada@example.com', PASSWORDS.ada);
+
+      const applied = await confirm(tokenOf(toNew));
+      assert.equal(applied.statusCode, 200, applied.body);
+      assert.equal(body(applied).email, 'ada.new@example.com');
+      const signed = await signIn(ctx.app, 'ada.new@example.com', PASSWORDS.ada);
+      assert.equal(decodeJwt(signed.token).verified, true, 'the new address is proven');
+      problem(await confirm(tokenOf(toNew)), 400, 'invalid-token');
+      shop.people.ada = signed;
+    });
+
+    it('answers 409 when another account took the address meanwhile; a key changes it at once', async () => {
+      const { id } = shop.people.bob;
+      const bob = { ...JSON_HEADERS, authorization: `Bearer ${shop.people.bob.token}` };
+      const asked = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/user/${id}/`,
+        headers: bob,
+        payload: { email: 'wanted@example.com' },
+      });
+      assert.equal(asked.statusCode, 200, asked.body);
+      const token = tokenOf(await mails.take((mail) => recipientOf(mail) === 'wanted@example.com'));
+      const taken = await send(ctx.app, shop, 'write', {
+        method: 'PATCH',
+        url: `/user/${shop.people.sam.id}/`,
+        payload: { email: 'wanted@example.com' },
+      });
+      assert.equal(body(taken).email, 'wanted@example.com', 'a write key changes it at once');
+      problem(await confirm(token), 409, 'unique-conflict');
+      const same = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/user/${id}/`,
+        headers: bob,
+        payload: { email: 'BOB@example.com' },
+      });
+      assert.equal(body(same).email, 'BOB@example.com', 'the same address in another case applies at once');
+    });
+  });
+
+  describe(`email changes without mail (${kind.name})`, () => {
+    const ctx = useApp(kind, shopSettings({ schemas: verifyingShop() }));
+    it('answer 503 and change nothing', async () => {
+      const shop = await openShop(ctx.app);
+      const { id, token } = shop.people.ada;
+      const refused = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/user/${id}/`,
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+        payload: { email: 'ada.elsewhere@example.com', name: 'Ada M.' },
+      });
+      problem(refused, 503, 'mail-unavailable');
+      const read = await send(ctx.app, shop, 'write', { method: 'GET', url: `/user/${id}/` });
+      assert.deepEqual([body(read).email, body(read).name], ['ada@example.com', 'Ada']);
+    });
+  });
+
+  describe(`email changes where accounts do not verify their email (${kind.name})`, () => {
+    const ctx = useApp(kind, shopSettings());
+    it('apply at once, as any change, and need no mail', async () => {
+      const shop = await openShop(ctx.app);
+      const { id, token } = shop.people.ada;
+      const changed = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/user/${id}/`,
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+        payload: { email: 'ada.elsewhere@example.com', name: 'Ada M.' },
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      assert.equal(body(changed).email, 'ada.elsewhere@example.com');
     });
   });
 }
