@@ -16,6 +16,7 @@ const SHARDS = [
     'account-tokens',
     'account-flows-store',
     'account-verify',
+    'account-providers',
     'backup',
     'client.browser',
     'connection-limit',

@@ -93,6 +93,7 @@ export const TEST_GROUPS = {
     'account-flows-store',
     'mail-outbox',
     'account-verify',
+    'account-providers',
     'fair-hashing',
     'idempotent-passwords',
     'record-rules',

@@ -45,6 +45,23 @@ const redocly = (file: string, config: string) =>
 
 describe('the OpenAPI document under a linter', () => {
   const shop = withKeys({ schemas: join(ROOT, 'schemas/shop') });
+  // Sign-in with two outside providers (AUTH_PROVIDERS); they are only asked at a sign-in.
+  const provider = {
+    issuer: 'https://id.test',
+    clientId: 'restock',
+    clientSecret: 's',
+    scopes: ['openid'],
+    fields: {},
+  };
+  const withProviders: Partial<Config> = {
+    ...shop,
+    authProviders: {
+      users: [
+        { name: 'one', ...provider },
+        { name: 'two', ...provider },
+      ],
+    },
+  };
 
   it("has no error under Redocly's default rules but the trailing slashes it explains", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'restock-lint-'));
@@ -62,9 +79,27 @@ describe('the OpenAPI document under a linter', () => {
     assert.match(info.description, /listed with their trailing slash on purpose/);
   });
 
+  it('has no error and no warning with providers but that their redirects have no 2xx answer, by design', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'restock-lint-'));
+    writeFileSync(join(dir, 'openapi.json'), await documentOf(withProviders));
+    const { stdout } = await redocly(join(dir, 'openapi.json'), join(ROOT, 'redocly.yaml'));
+    const problems = (JSON.parse(stdout) as { problems: { ruleId: string; location: { pointer: string }[] }[] })
+      .problems;
+    const redirects = ['{name}~1', '{name}~1callback~1'].flatMap((path) =>
+      ['get', 'head'].map(
+        (method) => `operation-2xx-response #/paths/~1users~1auth~1providers~1${path}/${method}/responses`,
+      ),
+    );
+    assert.deepEqual(
+      problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}`).sort(),
+      redirects.sort(),
+    );
+  });
+
   for (const [name, settings] of [
     ['users and products', {}],
     ['the example store with API keys', shop],
+    ['the example store with providers', withProviders],
   ] as const) {
     it(`meets what Spectral's oas rules ask beyond Redocly's: info.contact, operation descriptions (${name})`, async () => {
       const document = JSON.parse(await documentOf(settings)) as {

@@ -53,6 +53,13 @@ export const PROBLEM_TYPES = {
       'No account has that name and password, or the refresh token is unknown, expired, used already or revoked. ' +
       'The answer never says which part was wrong.',
   },
+  'invalid-provider-flow': {
+    status: 400,
+    title: 'Invalid provider sign-in',
+    description:
+      "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
+      'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
+  },
   forbidden: {
     status: 403,
     title: 'Forbidden',

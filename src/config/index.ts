@@ -17,11 +17,12 @@ export {
   settingsHelp,
 } from './help.js';
 export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArguments, loadConfig } from './load.js';
-export { appUrlOf, MAIL_SETTINGS } from './mail-settings.js';
+export { appOriginsOf, appUrlOf, MAIL_SETTINGS } from './mail-settings.js';
 export { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 export { settingMeant } from './misspelt-variables.js';
 export { envNameOf, flagNameOf, type NamedSetting, nameSettings } from './names.js';
 export { editDistance, nearest } from './nearest.js';
+export { isLoopbackHttp, type ProviderSetting, type ProviderSettings } from './provider-settings.js';
 export type { Setting, SettingGroup } from './setting.js';
 export { type Config, SETTING_LIST, SETTINGS } from './settings.js';
 export { settingsTable, withSettingsTable } from './settings-doc.js';

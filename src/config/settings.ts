@@ -21,6 +21,7 @@ import {
   trustedProxies,
   yesNo,
 } from './parsers.js';
+import { PROVIDER_SETTINGS } from './provider-settings.js';
 import type { Setting } from './setting.js';
 
 export const SETTINGS = {
@@ -60,6 +61,7 @@ export const SETTINGS = {
   ...EVENTS_SETTINGS,
   ...AUTH_SETTINGS,
   ...MAIL_SETTINGS,
+  ...PROVIDER_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

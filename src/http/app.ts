@@ -5,10 +5,10 @@
  * so that Fastify refuses to start when this list is out of order.
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Config } from '../config/index.js';
+import { appOriginsOf, type Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
-import { openAccounts } from '../records/accounts/index.js';
+import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { mailAvailable } from '../records/mail/index.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -20,6 +20,7 @@ import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
+import { providerRoutes } from './routes/accounts/provider-routes.js';
 import { verifyRoutes } from './routes/accounts/verify-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   eventLoopSampleMs?: number;
   /** Called with every route as it is registered (to list them, as the OpenAPI test does). */
   onRoute?: (route: RouteOptions) => void;
+  /** The clock of flows that expire (a provider sign-in's state and code), ms since the epoch; tests move it. */
+  now?: () => number;
 }
 
 /** Builds the app and opens (and migrates) its store. Close the app to close the store. */
@@ -56,6 +59,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 async function assemble(options: AppOptions, store: Store, catalog: Catalog): Promise<FastifyInstance> {
   const { config } = options;
   const accounts = await openAccounts(config, catalog, store);
+  // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
+  const providers = providersByCollection(config.authProviders, catalog);
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -108,6 +113,19 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
     app.register(verifyRoutes, { store, catalog, mail: mailQueue });
+    const { publicUrl } = config;
+    const { tokens } = accounts;
+    const clock = options.now && { now: options.now };
+    app.register(providerRoutes, {
+      store,
+      catalog,
+      config,
+      tokens,
+      providers,
+      publicUrl,
+      appOrigins: appOriginsOf(config),
+      ...clock,
+    });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

@@ -29,6 +29,8 @@ export type RefusalKind =
   | 'invalid-credentials'
   | 'invalid-token'
   | 'mail-unavailable'
+  | 'invalid-provider-flow'
+  | 'service-unavailable'
   | 'too-many-sign-ins'
   | 'too-many-requests';
 

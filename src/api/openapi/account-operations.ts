@@ -86,8 +86,8 @@ export function accountDocs(collection: Collection): Record<AccountOperationName
   };
 }
 
-/** `{ token, refreshToken, expiresIn, record }`. */
-function tokensSchema(record: TSchema): TSchema {
+/** `{ token, refreshToken, expiresIn, record }`: what every sign-in answers (./provider-operations.ts too). */
+export function tokensSchema(record: TSchema): TSchema {
   return Type.Object({
     token: Type.String({ description: 'The access token (a JWT), sent as Authorization: Bearer <token>.' }),
     refreshToken: Type.String({ description: 'Renews the access token, once (the refresh path); keep it secret.' }),

@@ -9,5 +9,6 @@ export {
   type RecordKitOptions,
   type RecordLimits,
   recordKits,
+  recordLimitsOf,
 } from './record-kit.js';
 export { type CreateInput, changeRecord, createRecord, removeRecord, type WriteCaller } from './record-writes.js';

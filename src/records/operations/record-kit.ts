@@ -6,6 +6,7 @@
  * A request alone and each operation of a batch are readied with the same kit by the same
  * functions (./prepare.ts, ./reads.ts, ../batch/batch-steps.ts).
  */
+import type { Config } from '../../config/index.js';
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
 import type { NewMail } from '../../store/mail-model.js';
@@ -31,6 +32,12 @@ export interface RecordLimits {
   readonly maxPageBytes: number;
   /** Longest field name a query may name. */
   readonly maxFieldNameLength: number;
+}
+
+/** The limits of records as the settings give them. */
+export function recordLimitsOf(config: Pick<Config, keyof RecordLimits>): RecordLimits {
+  const { maxRecordBytes, maxIndexedValueBytes, maxBulkRecords, maxPageBytes, maxFieldNameLength } = config;
+  return { maxRecordBytes, maxIndexedValueBytes, maxBulkRecords, maxPageBytes, maxFieldNameLength };
 }
 
 export interface RecordKit {

@@ -41,14 +41,17 @@ export function accessLogOptions(
 }
 
 /**
- * A URL without the value of an `access_token` (a change feed's key, see route-policy.ts),
- * however its name is spelled: the query parser decodes `access%5Ftoken` to the same name.
+ * A URL without the values of its secrets: an `access_token` (a change feed's key, see
+ * route-policy.ts), and the `code` and `state` a provider's sign-in comes back with (each
+ * would let whoever reads the log finish that sign-in), however their names are spelled:
+ * the query parser decodes `access%5Ftoken` to the same name. A record filter on a field
+ * named `code` or `state` loses its value in the log too, which costs less than a guess.
  */
 function redacted(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
   const query = url.slice(start + 1);
-  if (!/%|access_token/i.test(query)) return url;
+  if (!/%|access_token|code|state/i.test(query)) return url;
   const pairs = query.split('&').map((pair) => {
     const name = pair.split('=', 1)[0] as string;
     return isTokenName(name) ? `${name}=[redacted]` : pair;
@@ -56,9 +59,11 @@ function redacted(url: string): string {
   return `${url.slice(0, start + 1)}${pairs.join('&')}`;
 }
 
+const SECRET_NAMES: ReadonlySet<string> = new Set(['access_token', 'code', 'state']);
+
 function isTokenName(name: string): boolean {
   try {
-    return decodeURIComponent(name.replaceAll('+', ' ')).toLowerCase() === 'access_token';
+    return SECRET_NAMES.has(decodeURIComponent(name.replaceAll('+', ' ')).toLowerCase());
   } catch {
     return false;
   }

@@ -3,12 +3,12 @@
  * the refresh token, and sign out, at `/<plural>/auth/`. Anyone may call them: they are
  * how a caller gets a credential at all.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { accountDocs } from '../../../api/openapi/account-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import type { IssuedTokens, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
+import type { PasswordHasher, TokenService } from '../../../records/accounts/index.js';
 import {
   type FailureCounts,
   invalidCredentials,
@@ -20,13 +20,13 @@ import {
   tokenSubject,
 } from '../../../records/accounts/index.js';
 import { Refusal } from '../../../records/refusal.js';
-import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { registerPaths } from '../../paths.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
+import { sendTokens } from './send-tokens.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -54,16 +54,6 @@ async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions
     if (collection.account) registerAccountRoutes(app, collection, options, failures);
   }
   registerSweep(app, 'refresh tokens', REFRESH_SWEEP_MS, () => options.tokens.sweep());
-}
-
-/** `{ token, refreshToken, expiresIn, record }`, the record spliced in as stored (its password never is). */
-function sendTokens(reply: FastifyReply, tokens: IssuedTokens, record: StoredRecord) {
-  const head = JSON.stringify({ token: tokens.token, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn });
-  return reply
-    .code(200)
-    .header('cache-control', 'no-store')
-    .type(JSON_TYPE)
-    .send(`${head.slice(0, -1)},"record":${renderRecord(record)}}`);
 }
 
 function registerAccountRoutes(

@@ -9,7 +9,7 @@ import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
-import { type MailQueue, recordKits } from '../../../records/operations/index.js';
+import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
@@ -78,13 +78,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     costlyQueries,
     hasher: options.hasher,
     mail: options.mail,
-    limits: {
-      maxRecordBytes: config.maxRecordBytes,
-      maxIndexedValueBytes: config.maxIndexedValueBytes,
-      maxBulkRecords: config.maxBulkRecords,
-      maxPageBytes: config.maxPageBytes,
-      maxFieldNameLength: config.maxFieldNameLength,
-    },
+    limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();
   const feeds = {
