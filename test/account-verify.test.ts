@@ -143,6 +143,16 @@ for (const kind of STORE_KINDS) {
       ]);
     });
 
+    it('documents the verification routes, and the 503 of a sign-up without mail', async () => {
+      const { status, body } = await call(server.url, 'GET', '/openapi.json', undefined, WRITE_KEY);
+      assert.equal(status, 200);
+      const paths = body.paths as Record<string, Record<string, { operationId: string; responses: object }>>;
+      assert.equal(paths['/users/auth/verify/']?.post?.operationId, 'verifyUserEmail');
+      assert.ok(Object.keys(paths['/users/auth/verify/']?.post?.responses ?? {}).includes('400'));
+      assert.equal(paths['/users/auth/verify/resend/']?.post?.operationId, 'resendUserVerification');
+      assert.ok(Object.keys(paths['/users/']?.post?.responses ?? {}).includes('503'));
+    });
+
     it('writes no token, code or link in its log at trace', async () => {
       assert.ok(tokens.length >= 3);
       // Every mail the tests caused was sent: the drain logs nothing more about them.

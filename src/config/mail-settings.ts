@@ -102,3 +102,8 @@ export function appUrlOf(config: { appUrl: string; publicUrl: string; host: stri
   const origin = config.publicUrl !== '' ? config.publicUrl : `http://${host}:${config.port}`;
   return `${origin}/console/`;
 }
+
+/** The app's origin, where APP_URL names one: a provider's sign-in may send the browser back there. */
+export function appOriginsOf(config: { appUrl: string }): string[] {
+  return config.appUrl === '' ? [] : [new URL(config.appUrl).origin];
+}

@@ -5,7 +5,7 @@
  * so that Fastify refuses to start when this list is out of order.
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Config } from '../config/index.js';
+import { appOriginsOf, type Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
@@ -116,10 +116,18 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     const tokens = accounts.tokens;
     app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
     app.register(verifyRoutes, { store, catalog, mail: mailQueue });
-    // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };
-    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
+    app.register(providerRoutes, {
+      store,
+      catalog,
+      config,
+      tokens,
+      providers,
+      publicUrl,
+      appOrigins: appOriginsOf(config),
+      ...clock,
+    });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

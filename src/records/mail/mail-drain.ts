@@ -139,21 +139,31 @@ export class MailDrain {
     try {
       letter = await this.options.composers[mail.kind](mail);
       if (letter) await this.send(letter);
-      await outbox.finish(mail.id);
     } catch (error) {
-      const about = { mail: { id: mail.id, kind: mail.kind, collection: mail.collection, attempts: mail.attempts } };
-      // The error's text may quote the message (a server's refusal): the token is taken out of it.
-      const reason = withoutSecret(error, letter?.token);
-      if (mail.attempts >= this.options.maxAttempts) {
-        log.error({ ...about, reason }, 'mail given up after its last try');
-        await outbox.finish(mail.id).catch(() => {});
-        return;
-      }
-      const dueAt = this.now() + this.retryDelay(mail.attempts);
-      this.soonest = Math.min(this.soonest, dueAt);
-      log.warn({ ...about, reason, dueAt }, 'mail not sent; it will be tried again');
-      await outbox.retry(mail.id, dueAt).catch(() => {});
+      await this.failed(mail, error, letter?.token);
+      return;
     }
+    await outbox.finish(mail.id).catch((error: unknown) => {
+      // Sent, but still in the outbox: it goes again (with a new token) once its lease ends.
+      log.warn({ err: error, mail: { id: mail.id } }, 'mail sent, but not taken out of the outbox');
+    });
+  }
+
+  /** A mail that could not be sent: put back for later, or given up after its last try. */
+  private async failed(mail: OutboxMail, error: unknown, token: string | undefined): Promise<void> {
+    const { outbox, log } = this.options;
+    const about = { mail: { id: mail.id, kind: mail.kind, collection: mail.collection, attempts: mail.attempts } };
+    // The error's text may quote the message (a server's refusal): the token is taken out of it.
+    const reason = withoutSecret(error, token);
+    if (mail.attempts >= this.options.maxAttempts) {
+      log.error({ ...about, reason }, 'mail given up after its last try');
+      await outbox.finish(mail.id).catch(() => {});
+      return;
+    }
+    const dueAt = this.now() + this.retryDelay(mail.attempts);
+    this.soonest = Math.min(this.soonest, dueAt);
+    log.warn({ ...about, reason, dueAt }, 'mail not sent; it will be tried again');
+    await outbox.retry(mail.id, dueAt).catch(() => {});
   }
 
   private async send(letter: Letter): Promise<void> {
