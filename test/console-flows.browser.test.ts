@@ -33,8 +33,7 @@ describe('the console’s account flows, in Chromium', () => {
       const providers = join(dir, 'providers.json');
       const setting = { ...PROVIDER, issuer: idp.issuer, fields: { name: 'name' } };
       writeFileSync(providers, JSON.stringify({ users: [setting] }));
-      // A short poll: mail a write queues (sign-up, an email change) is looked for at the next one.
-      return { SCHEMAS: verifyingShop(dir), AUTH_PROVIDERS: providers, SMTP_URL: smtp.url, MAIL_POLL_SECONDS: '1' };
+      return { SCHEMAS: verifyingShop(dir), AUTH_PROVIDERS: providers, SMTP_URL: smtp.url };
     },
   );
   after(async () => {
