@@ -9,6 +9,8 @@
 const PROVIDER_ERRORS = {
   denied: 'it was cancelled at the provider',
   'provider-error': 'the provider did not confirm who you are',
+  'account-exists': 'an account has this email: sign in with its password and verify the email first',
+  'account-refused': 'the provider’s details make no account here',
 };
 
 /**
