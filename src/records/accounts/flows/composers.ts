@@ -32,7 +32,8 @@ export function mailComposers(deps: ComposerDeps): MailComposers {
 
 /**
  * A sign-up's (or a resend's) verification: a token for the account, to its address as its
- * record holds it now; nothing for an account deleted since, or verified already.
+ * record holds it now; nothing for an account deleted since, verified already, or (a
+ * resend by address) that no account has.
  */
 function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: ComposerDeps): ComposeMail {
   return async (mail: OutboxMail): Promise<Letter | undefined> => {
@@ -51,15 +52,25 @@ function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: Compos
   };
 }
 
-/** The account a mail names, with its address (the record's email field), if both are there. */
+/**
+ * The account a mail names, by its id or (a resend asked for by address) by its email
+ * field, with its address as its record holds it, if both are there.
+ */
 export async function accountOf(
   { store, catalog }: Pick<ComposerDeps, 'store' | 'catalog'>,
   mail: OutboxMail,
 ): Promise<{ id: number; email: string } | undefined> {
   const collection = catalog.byPlural(mail.collection);
   const field = collection?.account?.email;
-  if (!collection || field === undefined || mail.accountId === null) return undefined;
-  const record = await store.collection(collection).get(mail.accountId);
+  if (!collection || field === undefined) return undefined;
+  const records = store.collection(collection);
+  const unique = collection.unique.find((candidate) => candidate.path.join('.') === field);
+  const record =
+    mail.accountId !== null
+      ? await records.get(mail.accountId)
+      : mail.address !== null && unique
+        ? await records.findUnique(unique, mail.address)
+        : undefined;
   const email = record && (JSON.parse(record.data) as Record<string, unknown>)[field];
-  return typeof email === 'string' ? { id: mail.accountId, email } : undefined;
+  return record && typeof email === 'string' ? { id: record.id, email } : undefined;
 }
