@@ -107,6 +107,14 @@ for (const kind of STORE_KINDS) {
       await vic.auth().confirmVerification(token);
       assert.equal(claimsOf(vic.auth().token).verified, true, 'the session was renewed');
       await assert.rejects(vic.auth().confirmVerification(token), isProblem(400, 'invalid-token'));
+
+      // Signed out, by address: a new link for an account not yet verified.
+      await signUp('val@example.com');
+      await mailFor('val@example.com', 'verify');
+      await client().auth().requestVerification('val@example.com');
+      await client()
+        .auth()
+        .confirmVerification(tokenOf(await mailFor('val@example.com', 'verify')));
     });
 
     it('resets a forgotten password from its mail, signing in with it or not', async () => {

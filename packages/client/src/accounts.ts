@@ -125,9 +125,9 @@ export class AccountClient<T extends object> {
     return (await this.#send('GET', '', { ...options, repeatable: true })).json() as Promise<Stored<T>>;
   }
 
-  /** Mails the signed-in account a new verification link (none once it is verified). */
-  async requestVerification(options: RequestOptions = {}): Promise<void> {
-    await this.#send('POST', 'verify/resend/', options);
+  /** Mails a new verification link to the signed-in account, or to the account with `email` (if any). */
+  async requestVerification(email?: string, options: RequestOptions = {}): Promise<void> {
+    await this.#send('POST', 'verify/resend/', email === undefined ? options : { ...options, body: { email } });
   }
 
   /** Marks the account verified with the token its mail carried (then renews the session, whose claims say so). */
