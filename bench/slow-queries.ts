@@ -18,6 +18,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { percentile } from './median.js';
 import { seedDatabase } from './seed.js';
 import { onSeededPostgres } from './seeded-postgres.js';
 import { type BenchServer, startServer } from './servers.js';
@@ -62,11 +63,6 @@ async function loops(connections: number, until: number, next: () => string) {
     }),
   );
   return answers;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 function summary(answers: { status: number; ms: number }[]) {

@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'account-flows-store',
+    'account-verify',
     'account-providers',
     'account-reset',
     'backup',

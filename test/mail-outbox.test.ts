@@ -2,7 +2,9 @@
  * The mail outbox's drain against a real SMTP server (./helpers/smtp.ts), on both stores:
  * a mail queued with its write is sent once, its link carrying a token the store keeps only
  * as a hash; a server that refuses for a while gets the mail once it accepts; a mail that
- * never goes is given up with a log line that holds neither its token nor its link.
+ * never goes is given up with a log line that holds neither its token nor its link. Without
+ * SMTP_URL a sign-up that needs mail is one 503 and writes nothing, unless MAIL_LOG_LINKS
+ * (development) logs the link in place of sending it.
  */
 import assert from 'node:assert/strict';
 import { EventEmitter, once } from 'node:events';
@@ -15,8 +17,11 @@ import { flowTokenHash, mailComposers } from '../src/records/accounts/index.js';
 import { MailDrain, type MailDrainOptions, type MailLog, mailSender } from '../src/records/mail/index.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
+import { API_KEYS, WRITE_KEY } from './helpers/keys.js';
+import { type RunningServer, startServer } from './helpers/server.js';
 import { recipientOf, startSmtp, type TestSmtp, tokenOf } from './helpers/smtp.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { call, signUp as signUpOver, VERIFY_SHOP_ENV, verifyShopSchemas } from './helpers/verify-shop.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const LINK_BASE = 'https://app.example/welcome?from=mail';
@@ -149,18 +154,14 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it("words a mail with the collection's own template, escaping the values in its HTML", async () => {
-      const own = loadCatalog(defaultConfig({ schemas: join(ROOT, 'schemas/shop') }));
-      const users = own.byPlural('users');
-      assert.ok(users?.account);
-      const account = {
-        ...users.account,
-        mail: {
-          verify: { subject: '{{appName}}: one step left', html: '<b>{{appName}}</b> <a href="{{link}}">go</a>' },
-        },
+    it("words a mail with the collection's own template (x-auth.mail), escaping the values in its HTML", async () => {
+      const templates = {
+        verify: { subject: '{{appName}}: one step left', html: '<b>{{appName}}</b> <a href="{{link}}">go</a>' },
       };
+      const own = loadCatalog(defaultConfig({ schemas: verifyShopSchemas(templates) }));
+      assert.deepEqual(own.byPlural('users')?.account?.mail, templates);
       const { log } = memoryLog();
-      const drain = drainWith(log, { appName: 'A & <B>', accountOf: () => account });
+      const drain = drainWith(log, { appName: 'A & <B>', accountOf: (plural) => own.byPlural(plural)?.account });
       drain.start();
       await signUp();
       drain.wake();
@@ -172,6 +173,75 @@ for (const kind of STORE_KINDS) {
         /^<b>A &#38; &#60;B&#62;<\/b> <a href="https:\/\/app\.example\/welcome\?from=mail&#38;action=verify/,
       );
       assert.match(mail.text ?? '', /Welcome to A & <B>\./, 'the text is restock’s own, not escaped');
+    });
+
+    it('refuses a schema whose x-auth.mail names no template or a part no mail has', () => {
+      for (const mail of [{ welcome: { subject: 'Hi' } }, { verify: { body: 'Hi' } }, { verify: { subject: '' } }]) {
+        assert.throws(() => loadCatalog(defaultConfig({ schemas: verifyShopSchemas(mail) })), /x-auth/);
+      }
+    });
+  });
+}
+
+/** Resolves with the first line of the server's output matching `pattern`, now or once it is printed. */
+async function lineMatching(server: RunningServer, pattern: RegExp): Promise<string> {
+  const stdout = server.process.stdout;
+  for (;;) {
+    const found = server.output.find((line) => pattern.test(line));
+    if (found) return found;
+    if (!stdout || server.process.exitCode !== null) throw new Error(`the server ended without printing ${pattern}`);
+    // startServer's own listener, registered first, has taken the chunk's lines by now.
+    await Promise.race([once(stdout, 'data'), once(server.process, 'exit')]);
+  }
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`mail unavailable (${kind.name})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await kind.create();
+    });
+    after(() => db.drop());
+
+    it('refuses a sign-up that needs mail with one 503, writing nothing; MAIL_LOG_LINKS logs the link instead', async () => {
+      const env = { ...VERIFY_SHOP_ENV, DATABASE_URL: db.url, SCHEMAS: verifyShopSchemas(), API_KEYS };
+      const server = await startServer(env);
+      try {
+        const alone = await signUpOver(server.url, 'ada@example.com');
+        const bulk = await call(server.url, 'POST', '/users/', [{ name: 'B', email: 'b@example.com' }], WRITE_KEY);
+        const batch = await call(server.url, 'POST', '/batch/', [
+          { method: 'POST', path: '/users/', body: { name: 'C', email: 'c@example.com' } },
+        ]);
+        for (const answer of [alone, bulk, batch]) {
+          assert.equal(answer.status, 503, JSON.stringify(answer.body));
+          assert.equal(answer.body.type, '/problems/mail-unavailable');
+        }
+        const listed = await call(server.url, 'GET', '/users/', undefined, WRITE_KEY);
+        assert.equal(listed.status, 200);
+        assert.deepEqual(listed.body, [], 'nothing was written');
+        // A collection that sends no mail is not held to it.
+        assert.equal((await call(server.url, 'POST', '/posts/', { title: 'hi' }, WRITE_KEY)).status, 201);
+      } finally {
+        await server.stop();
+      }
+
+      const developing = await startServer({ ...env, MAIL_LOG_LINKS: 'true', APP_URL: 'http://localhost:5173/' });
+      try {
+        assert.equal((await signUpOver(developing.url, 'ada@example.com')).status, 201);
+        const line = await lineMatching(developing, /MAIL_LOG_LINKS/);
+        const logged = JSON.parse(line) as { level: number; link: string; mail: { to: string } };
+        assert.equal(logged.level, 30, 'at info');
+        assert.equal(logged.mail.to, 'ada@example.com');
+        const link = new URL(logged.link);
+        assert.equal(`${link.origin}${link.pathname}`, 'http://localhost:5173/');
+        assert.equal(link.searchParams.get('action'), 'verify');
+        const verified = await call(developing.url, 'POST', '/users/auth/verify/', {
+          token: link.searchParams.get('token'),
+        });
+        assert.equal(verified.status, 200, JSON.stringify(verified.body));
+      } finally {
+        await developing.stop();
+      }
     });
   });
 }

@@ -17,7 +17,7 @@ export {
   settingsHelp,
 } from './help.js';
 export { CONFIG_DEFAULTS, type CommandArguments, defaultConfig, type LoadedArguments, loadConfig } from './load.js';
-export { appUrlOf, MAIL_SETTINGS } from './mail-settings.js';
+export { appOriginsOf, appUrlOf, MAIL_SETTINGS } from './mail-settings.js';
 export { type OverrideWireMethods, parseOverrideSetting } from './method-override-setting.js';
 export { settingMeant } from './misspelt-variables.js';
 export { envNameOf, flagNameOf, type NamedSetting, nameSettings } from './names.js';

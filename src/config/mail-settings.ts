@@ -57,6 +57,12 @@ export const MAIL_SETTINGS = {
     group: 'server',
     help: 'development only: without `SMTP_URL`, log each mail’s link (at `info`) in place of sending it; never use it where the log is read by others',
   },
+  mailConnections: {
+    default: '5',
+    parse: integer(1, 100),
+    group: 'server',
+    help: 'connections to the SMTP server each instance keeps open at most, and so mails it sends at once (twice as many are being composed)',
+  },
   mailRetrySeconds: {
     default: '30',
     parse: seconds(0.01, 3600),
@@ -95,4 +101,9 @@ export function appUrlOf(config: { appUrl: string; publicUrl: string; host: stri
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const origin = config.publicUrl !== '' ? config.publicUrl : `http://${host}:${config.port}`;
   return `${origin}/console/`;
+}
+
+/** The app's origin, where APP_URL names one: a provider's sign-in may send the browser back there. */
+export function appOriginsOf(config: { appUrl: string }): string[] {
+  return config.appUrl === '' ? [] : [new URL(config.appUrl).origin];
 }

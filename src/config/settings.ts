@@ -60,8 +60,8 @@ export const SETTINGS = {
   },
   ...EVENTS_SETTINGS,
   ...AUTH_SETTINGS,
-  ...PROVIDER_SETTINGS,
   ...MAIL_SETTINGS,
+  ...PROVIDER_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

@@ -39,7 +39,12 @@ export function loadCatalog(settings: CatalogSettings): Catalog {
 
 /** Refuses a rule reading an `auth.*` no token restock signs carries, naming its file. */
 function refuseUnknownClaims(schemas: readonly CollectionSchema[]): void {
-  const claims = new Set(['id', 'collection', ...schemas.flatMap((schema) => schema.account?.claims ?? [])]);
+  const claims = new Set([
+    'id',
+    'collection',
+    'verified',
+    ...schemas.flatMap((schema) => schema.account?.claims ?? []),
+  ]);
   for (const schema of schemas) {
     const mistake = unknownClaim(schema.rules, claims);
     if (mistake) throw new ConfigError(`SCHEMAS: ${schema.file}: ${mistake}`);

@@ -87,7 +87,7 @@ function* operandsOf(node: RuleNode): Generator<Operand> {
 
 /**
  * The first `auth.*` a rule of `rules` reads that no token can carry: `claims` are restock's
- * own (`auth.id`, `auth.collection`) and those the account collections name (`x-auth.claims`).
+ * own (`auth.id`, `auth.collection`, `auth.verified`) and those the account collections name (`x-auth.claims`).
  */
 export function unknownClaim(rules: CollectionRules, claims: ReadonlySet<string>): string | undefined {
   for (const [operation, rule] of Object.entries(rules)) {

@@ -5,7 +5,7 @@
  * so that Fastify refuses to start when this list is out of order.
  */
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Config } from '../config/index.js';
+import { appOriginsOf, type Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
@@ -21,6 +21,7 @@ import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { providerRoutes } from './routes/accounts/provider-routes.js';
+import { verifyRoutes } from './routes/accounts/verify-routes.js';
 import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
@@ -106,17 +107,25 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
-  const mailing = { mailAvailable: mailAvailable(config), mailQueued: () => drain?.wake() };
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }), ...mailing });
+  const mailQueue = { available: mailAvailable(config), queued: () => drain?.wake() };
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
-    const tokens = accounts.tokens;
-    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
-    // APP_URL's origin joins appOrigins once that setting is merged (the account flows' mail).
+    const { tokens } = accounts;
+    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, mail: mailQueue });
+    app.register(verifyRoutes, { store, catalog, mail: mailQueue });
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };
-    app.register(providerRoutes, { store, catalog, config, tokens, providers, publicUrl, appOrigins: [], ...clock });
+    app.register(providerRoutes, {
+      store,
+      catalog,
+      config,
+      tokens,
+      providers,
+      publicUrl,
+      appOrigins: appOriginsOf(config),
+      ...clock,
+    });
   }
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();

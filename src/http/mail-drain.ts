@@ -10,13 +10,11 @@ import { mailComposers } from '../records/accounts/index.js';
 import { MailDrain, mailSender } from '../records/mail/index.js';
 import type { Store } from '../store/store.js';
 
-/** Mails sent at once: the SMTP pool's connections. */
-const MAIL_CONNECTIONS = 5;
-
 export function mailDrainOf(app: FastifyInstance, config: Config, catalog: Catalog, store: Store) {
   const leaseMs = config.mailLeaseSeconds * 1000;
   // A send must fail well before its lease ends, or another sender could take the mail meanwhile.
-  const pool = { connections: MAIL_CONNECTIONS, timeoutMs: Math.min(30_000, leaseMs / 3) };
+  const connections = config.mailConnections;
+  const pool = { connections, timeoutMs: Math.min(30_000, leaseMs / 3) };
   const sender = mailSender(config, app.log, pool);
   if (!sender) return undefined;
   const port = () => {
@@ -36,7 +34,8 @@ export function mailDrainOf(app: FastifyInstance, config: Config, catalog: Catal
     appName: config.appName,
     linkBase: () => appUrlOf({ ...config, port: port() }),
     log: app.log,
-    concurrency: MAIL_CONNECTIONS,
+    // Twice the connections: while some mails are sent, others are composed (a read and a write each).
+    concurrency: connections * 2,
     leaseMs,
     pollMs: config.mailPollSeconds * 1000,
     retryMs: config.mailRetrySeconds * 1000,

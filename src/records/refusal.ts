@@ -32,8 +32,8 @@ export type RefusalKind =
   | 'too-many-sign-ins'
   | 'invalid-token'
   | 'invalid-current-password'
-  | 'too-many-resets'
-  | 'mail-unavailable';
+  | 'mail-unavailable'
+  | 'too-many-requests';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

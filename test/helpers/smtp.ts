@@ -8,6 +8,7 @@
  *   const token = tokenOf(mail);               // the `token=` of the link in its text
  *   smtp.refuseNext(2);                        // the next two DATA answered 451 (try again later)
  *   smtp.hold(); await smtp.held();            // DATA answers wait, until release(): nothing accepted meanwhile
+ *   await smtp.abandon();                      // (the sender was killed) its connection closed, nothing accepted
  *   await smtp.close();
  */
 import { once } from 'node:events';
@@ -33,6 +34,11 @@ export interface TestSmtp {
   held(): Promise<void>;
   /** Answers what was held (accepting the mails of connections still open) and holds no more. */
   release(): void;
+  /**
+   * For a sender killed while held: resolves once the connection of every held DATA has
+   * closed, having accepted none of them, and holds no more.
+   */
+  abandon(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +62,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   const heldAnswers: { session: SMTPServerSession; accept: () => void }[] = [];
   const heldWaiters: (() => void)[] = [];
   const closed = new Set<string>();
+  const closeWaiters: (() => void)[] = [];
 
   const accept = async (raw: Buffer, answer: Answer) => {
     const mail = await simpleParser(raw);
@@ -71,6 +78,7 @@ export async function startSmtp(): Promise<TestSmtp> {
     logger: false,
     onClose(session) {
       closed.add(session.id);
+      for (const wake of closeWaiters.splice(0)) wake();
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, answer: Answer) {
       const chunks: Buffer[] = [];
@@ -132,6 +140,13 @@ export async function startSmtp(): Promise<TestSmtp> {
       for (const { session, accept: take } of heldAnswers.splice(0)) {
         if (!closed.has(session.id)) take();
       }
+    },
+    async abandon() {
+      while (heldAnswers.some(({ session }) => !closed.has(session.id))) {
+        await new Promise<void>((resolve) => closeWaiters.push(resolve));
+      }
+      heldAnswers.length = 0;
+      holding = false;
     },
     close,
   };

@@ -49,8 +49,10 @@ export function createDocs(
   const { singular, plural } = collection;
   const names = componentNames(collection);
   const record = componentRef(names.record);
+  // A sign-up that must send its verification mail is refused where mail cannot go out.
+  const mail: ProblemKind[] = collection.account?.verify ? ['mail-unavailable'] : [];
   const refusals = (more: readonly ProblemKind[]) =>
-    problems([...bodyChecks, ...CREATE_PROBLEMS, ...more, ...hashing, 'service-unavailable']);
+    problems([...bodyChecks, ...CREATE_PROBLEMS, ...more, ...hashing, ...mail, 'service-unavailable']);
   const shared = {
     tags,
     headers: requestHeaders({ 'Idempotency-Key': RequestHeaders.idempotencyKey }),

@@ -36,3 +36,4 @@ export {
   type TokenService,
 } from './token-service.js';
 export type { VerifiedToken, VerifiedTokens } from './verified-tokens.js';
+export { memoryCounts, type WindowCounts } from './window-counts.js';

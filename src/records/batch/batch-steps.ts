@@ -6,7 +6,7 @@
  */
 import { jsonBytes } from '../../core/json-bytes.js';
 import { type BatchResult, type BatchStep, BatchStepError, type StoredRecord } from '../../store/store.js';
-import { mergeConditions, type RecordKit, readyCreate, removeConditions } from '../operations/index.js';
+import { accountWrite, mergeConditions, type RecordKit, readyCreate, removeConditions } from '../operations/index.js';
 import { Refusal } from '../refusal.js';
 import type { Caller } from '../rules/record-access.js';
 import type { BatchOperation } from './batch-operations.js';
@@ -68,7 +68,8 @@ export function batchSteps(
       case 'create': {
         const settle = mentions[index] ? (bytes: number) => size.settle(index, bytes) : undefined;
         const data = readyCreate(kit, caller, fields ?? {}, settle);
-        return { collection, kind: 'create', data, ...(secret !== undefined && { account: { secret } }) };
+        const account = accountWrite(secret, kit.signUpMail());
+        return { collection, kind: 'create', data, ...(account && { account }) };
       }
       case 'merge': {
         const patch = fields ?? {};
@@ -115,9 +116,7 @@ export function batchSteps(
           throw new BatchStepError(at, error);
         }
       }
-      const accounts = operations
-        .slice(index, end)
-        .map(({ secret }) => (secret === undefined ? undefined : { secret }));
+      const accounts = operations.slice(index, end).map(({ secret, kit }) => accountWrite(secret, kit.signUpMail()));
       return { collection: operations[index]?.operation.collection.plural ?? '', kind: 'createMany', data, accounts };
     },
   };

@@ -24,7 +24,7 @@ export interface MailDrainOptions {
   /** The base of links, known once the server listens (its port may be chosen then). */
   readonly linkBase: () => string;
   readonly log: MailLog;
-  /** Mails sent at once (the SMTP pool's connections). */
+  /** Mails being composed and sent at once. */
   readonly concurrency: number;
   readonly leaseMs: number;
   readonly pollMs: number;
@@ -40,7 +40,11 @@ const MAX_RETRY_MS = 3_600_000;
 
 export class MailDrain {
   private stopped = false;
-  private wakeUp: (() => void) | undefined;
+  /** The workers waiting for mail: a wake, the stop, or their own timer ends their wait. */
+  private readonly waiters = new Set<() => void>();
+  /** Mails claimed and not yet taken by a worker. */
+  private readonly claimed: OutboxMail[] = [];
+  private claiming: Promise<void> | undefined;
   private rung = false;
   /** When the soonest mail this drain put back is due again: it looks then, before the next poll. */
   private soonest = Number.POSITIVE_INFINITY;
@@ -59,51 +63,74 @@ export class MailDrain {
   /** Mail was queued: look now rather than at the next poll. */
   wake(): void {
     this.rung = true;
-    this.wakeUp?.();
+    for (const wake of [...this.waiters]) wake();
   }
 
   /** Stops claiming; resolves once the mails being sent are sent (or failed), then closes the sender. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.stopped = true;
-      this.wakeUp?.();
+      for (const wake of [...this.waiters]) wake();
       await this.running;
+      // Mails claimed and never begun go back now, rather than when their lease ends.
+      const now = this.now();
+      await Promise.all(this.claimed.splice(0).map((mail) => this.options.outbox.retry(mail.id, now).catch(() => {})));
       this.options.sender.close();
     })();
     return this.stopping;
   }
 
+  /** Each of `concurrency` workers sends one mail after another, taking them from what was claimed last. */
   private async loop(): Promise<void> {
-    const { outbox, concurrency, leaseMs, log } = this.options;
+    await Promise.all(Array.from({ length: this.options.concurrency }, () => this.work()));
+  }
+
+  private async work(): Promise<void> {
     while (!this.stopped) {
-      this.rung = false;
-      let claimed: OutboxMail[] = [];
-      const at = this.now();
-      try {
-        claimed = await outbox.claim(at, leaseMs, concurrency * 4);
-        // What was due by then is claimed now, or by another sender.
-        if (at >= this.soonest) this.soonest = Number.POSITIVE_INFINITY;
-      } catch (error) {
-        log.warn({ err: error }, 'mail outbox: cannot claim mail; trying again at the next poll');
-      }
-      if (claimed.length > 0) await eachAtMost(claimed, concurrency, (mail) => this.deliver(mail));
+      const mail = await this.take();
+      if (mail) await this.deliver(mail);
       else await this.idle();
     }
   }
 
-  /** Waits for a wake, the poll or the stop. */
+  /** The next claimed mail, claiming more (once for every worker waiting) when none is left; undefined when none is due. */
+  private async take(): Promise<OutboxMail | undefined> {
+    if (this.claimed.length === 0) {
+      this.claiming ??= this.claim().finally(() => {
+        this.claiming = undefined;
+      });
+      await this.claiming;
+    }
+    return this.claimed.shift();
+  }
+
+  private async claim(): Promise<void> {
+    const { outbox, concurrency, leaseMs, log } = this.options;
+    this.rung = false;
+    const at = this.now();
+    try {
+      this.claimed.push(...(await outbox.claim(at, leaseMs, concurrency * 2)));
+      // What was due by then is claimed now, or by another sender.
+      if (at >= this.soonest) this.soonest = Number.POSITIVE_INFINITY;
+    } catch (error) {
+      log.warn({ err: error }, 'mail outbox: cannot claim mail; trying again at the next poll');
+    }
+  }
+
+  /** Waits for a wake, the poll, the soonest retry or the stop. */
   private async idle(): Promise<void> {
     if (this.rung || this.stopped) return;
     const waitMs = Math.max(0, Math.min(this.options.pollMs, this.soonest - this.now()));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, waitMs);
+      const waiters = this.waiters;
       function done() {
         clearTimeout(timer);
+        waiters.delete(done);
         resolve();
       }
-      this.wakeUp = done;
+      waiters.add(done);
     });
-    this.wakeUp = undefined;
   }
 
   private async deliver(mail: OutboxMail): Promise<void> {
@@ -112,21 +139,31 @@ export class MailDrain {
     try {
       letter = await this.options.composers[mail.kind](mail);
       if (letter) await this.send(letter);
-      await outbox.finish(mail.id);
     } catch (error) {
-      const about = { mail: { id: mail.id, kind: mail.kind, collection: mail.collection, attempts: mail.attempts } };
-      // The error's text may quote the message (a server's refusal): the token is taken out of it.
-      const reason = withoutSecret(error, letter?.token);
-      if (mail.attempts >= this.options.maxAttempts) {
-        log.error({ ...about, reason }, 'mail given up after its last try');
-        await outbox.finish(mail.id).catch(() => {});
-        return;
-      }
-      const dueAt = this.now() + this.retryDelay(mail.attempts);
-      this.soonest = Math.min(this.soonest, dueAt);
-      log.warn({ ...about, reason, dueAt }, 'mail not sent; it will be tried again');
-      await outbox.retry(mail.id, dueAt).catch(() => {});
+      await this.failed(mail, error, letter?.token);
+      return;
     }
+    await outbox.finish(mail.id).catch((error: unknown) => {
+      // Sent, but still in the outbox: it goes again (with a new token) once its lease ends.
+      log.warn({ err: error, mail: { id: mail.id } }, 'mail sent, but not taken out of the outbox');
+    });
+  }
+
+  /** A mail that could not be sent: put back for later, or given up after its last try. */
+  private async failed(mail: OutboxMail, error: unknown, token: string | undefined): Promise<void> {
+    const { outbox, log } = this.options;
+    const about = { mail: { id: mail.id, kind: mail.kind, collection: mail.collection, attempts: mail.attempts } };
+    // The error's text may quote the message (a server's refusal): the token is taken out of it.
+    const reason = withoutSecret(error, token);
+    if (mail.attempts >= this.options.maxAttempts) {
+      log.error({ ...about, reason }, 'mail given up after its last try');
+      await outbox.finish(mail.id).catch(() => {});
+      return;
+    }
+    const dueAt = this.now() + this.retryDelay(mail.attempts);
+    this.soonest = Math.min(this.soonest, dueAt);
+    log.warn({ ...about, reason, dueAt }, 'mail not sent; it will be tried again');
+    await outbox.retry(mail.id, dueAt).catch(() => {});
   }
 
   private async send(letter: Letter): Promise<void> {
@@ -144,15 +181,6 @@ export class MailDrain {
     const full = Math.min(MAX_RETRY_MS, this.options.retryMs * 2 ** Math.min(attempts - 1, 30));
     return Math.round(full / 2 + (Math.random() * full) / 2);
   }
-}
-
-/** Runs `work` on each item, at most `limit` at once. */
-async function eachAtMost<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** An error's code and message, any token in it replaced. */

@@ -2,6 +2,7 @@
 export { type IdempotencyOf, type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
 export {
   type AccountChange,
+  accountWrite,
   mergeConditions,
   readyAccountChange,
   readyBulk,
@@ -11,6 +12,8 @@ export {
 } from './prepare.js';
 export { type ReadPage, type ReadRecord, readList, readRecord } from './reads.js';
 export {
+  type MailQueue,
+  mailUnavailable,
   type RecordKit,
   type RecordKitOptions,
   type RecordLimits,

@@ -7,7 +7,12 @@
 import { isObject } from '../../core/is-object.js';
 import { withoutSystemFields } from '../../core/system-fields.js';
 import type { NewMail } from '../../store/mail-model.js';
-import { RecordTooLargeError, type RemoveConditions, type WriteConditions } from '../../store/store.js';
+import {
+  type AccountWrite,
+  RecordTooLargeError,
+  type RemoveConditions,
+  type WriteConditions,
+} from '../../store/store.js';
 import { bulkRecords } from '../bulk-create.js';
 import { ifMatchVersions } from '../conditional.js';
 import type { Holder } from '../in-flight-gate.js';
@@ -59,6 +64,15 @@ export function readyCreate(kit: RecordKit, caller: Caller, fields: Fields, size
   sized?.(bytes);
   if (bytes > kit.limits.maxRecordBytes) throw new RecordTooLargeError(bytes, kit.limits.maxRecordBytes);
   return data;
+}
+
+/** What a create writes beside an account's record: its password's hash and its sign-up's mail (../accounts, kit.signUpMail). */
+export function accountWrite(
+  secret: string | undefined,
+  mail: readonly NewMail[] | undefined,
+): AccountWrite | undefined {
+  if (secret === undefined && mail === undefined) return undefined;
+  return { ...(secret !== undefined && { secret }), ...(mail && { mail }) };
 }
 
 /**

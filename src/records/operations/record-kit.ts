@@ -9,6 +9,7 @@
 import type { Config } from '../../config/index.js';
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
+import type { NewMail } from '../../store/mail-model.js';
 import type { Records, Store } from '../../store/store.js';
 import {
   type AccountChanges,
@@ -22,7 +23,7 @@ import type { ExpandSource } from '../expand.js';
 import type { Holder, InFlightGate } from '../in-flight-gate.js';
 import { type QueryFields, queryFieldsOf } from '../query-fields.js';
 import { type RecordChecks, recordChecks } from '../record-checks.js';
-import type { Refusal } from '../refusal.js';
+import { Refusal } from '../refusal.js';
 import { type Caller, notFound, RecordAccess } from '../rules/record-access.js';
 import { viewableSource } from '../rules/viewable-source.js';
 
@@ -74,12 +75,24 @@ export interface RecordKit {
   };
   /** What an account's change by a caller without a key asks beyond a record's; absent where the collection holds no accounts. */
   readonly accountChanges?: AccountChanges;
-  /** Says that a write queued mail, so that it goes out now. */
-  mailQueued(): void;
   /** An item of a bulk create, refused if it carries a password. */
   passwordless(item: unknown, index: number): unknown;
   /** The hash of a password, made within `holder`'s share of hashing. */
   hash(password: string, holder: Holder): Promise<string>;
+  /**
+   * The mail a new account of this collection is sent (its verification, when it asks for
+   * `verify`), written with it; undefined for none. Refuses with `mail-unavailable` when the
+   * mail cannot go out: before anything is written.
+   */
+  signUpMail(): readonly NewMail[] | undefined;
+  /** Mail was queued and committed: the outbox's sender looks now. */
+  mailQueued(): void;
+}
+
+/** Whether mail can go out, and how the outbox's sender is told that some was queued. */
+export interface MailQueue {
+  readonly available: boolean;
+  queued(): void;
 }
 
 /** What every collection's kit is made from. */
@@ -89,10 +102,8 @@ export interface RecordKitOptions {
   readonly costlyQueries: InFlightGate;
   /** Hashes account passwords; absent when no collection holds accounts. */
   readonly hasher?: PasswordHasher | undefined;
-  /** Whether mail can be sent, which an email change needs. */
-  readonly mailAvailable?: boolean;
-  /** Called once a write queued mail (the sender then looks at once). */
-  readonly mailQueued?: () => void;
+  /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
+  readonly mail?: MailQueue | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -108,7 +119,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mailAvailable = false, mailQueued = () => {} }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -119,6 +130,8 @@ function recordKit(
   const access = new RecordAccess(collection);
   const checks = recordChecks(collection, indexed);
   const { maxRecordBytes } = limits;
+  const signUpMail: readonly NewMail[] | undefined =
+    collection.account?.verify === 'email' ? [{ kind: 'verify', collection: collection.plural }] : undefined;
   return {
     collection,
     records,
@@ -140,12 +153,11 @@ function recordKit(
     viewable,
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
-    mailQueued,
     ...(collection.account && {
       accountChanges: accountChanges(collection, {
         records,
         hasher,
-        mailAvailable,
+        mailAvailable: mail?.available ?? false,
         merged: checks.merged,
         maxRecordBytes,
       }),
@@ -158,5 +170,18 @@ function recordKit(
       if (!hasher) throw new Error(`${collection.plural} holds no accounts: it hashes no passwords`);
       return hasher.hash(password, holder);
     },
+    signUpMail() {
+      if (signUpMail && !mail?.available) throw mailUnavailable();
+      return signUpMail;
+    },
+    mailQueued: () => mail?.queued(),
   };
+}
+
+/** The refusal of a write that would send mail when none can go out. */
+export function mailUnavailable(): Refusal {
+  return new Refusal(
+    'mail-unavailable',
+    'This needs to send mail, and the server has no way to send it (no SMTP_URL); nothing was written.',
+  );
 }

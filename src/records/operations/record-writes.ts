@@ -10,6 +10,7 @@ import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
 import { type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
 import {
+  accountWrite,
   mergeConditions,
   readyAccountChange,
   readyBulk,
@@ -41,25 +42,38 @@ export async function createRecord(
   input: CreateInput,
 ): Promise<IdempotentResult<StoredRecord | StoredRecord[]>> {
   const { caller, body } = input;
+  // Before anything else (a password's hash): a sign-up that cannot send its mail writes nothing.
+  const mail = kit.signUpMail();
   if (Array.isArray(body)) {
     const texts = readyBulk(kit, caller, body);
     const what = () => ({ method: input.method, path: kit.paths.create, body: `[${texts.join(',')}]` });
-    return idempotently({ ...input.key, what }, (claim) =>
-      createAll(texts, kit.bulk, () => kit.records.createMany(texts, claim)),
+    const accounts = mail && texts.map(() => accountWrite(undefined, mail));
+    return queueing(kit, mail, () =>
+      idempotently({ ...input.key, what }, (claim) =>
+        createAll(texts, kit.bulk, () => kit.records.createMany(texts, claim, accounts)),
+      ),
     );
   }
   const { fields, password } = sentFields(kit, body as Fields);
   const data = readyCreate(kit, caller, fields);
   const secret = password === undefined ? undefined : await kit.hash(password, input.holder);
+  const account = accountWrite(secret, mail);
   const what = () => ({
     method: input.method,
     path: kit.paths.create,
     body: data,
     ...(password !== undefined && { password }),
   });
-  return idempotently({ ...input.key, what }, (claim) =>
-    kit.records.create(data, claim, secret === undefined ? undefined : { secret }),
+  return queueing(kit, mail, () =>
+    idempotently({ ...input.key, what }, (claim) => kit.records.create(data, claim, account)),
   );
+}
+
+/** Runs a write that may queue `mail`, and wakes the outbox's sender once it is committed. */
+async function queueing<T>(kit: RecordKit, mail: unknown, write: () => Promise<T>): Promise<T> {
+  const done = await write();
+  if (mail !== undefined) kit.mailQueued();
+  return done;
 }
 
 /**

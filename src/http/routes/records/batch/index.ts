@@ -59,6 +59,7 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
       maxAnswerBytes: options.maxAnswerBytes,
     });
     if (done.kind === 'replay') reply.header('idempotent-replayed', 'true');
+    else wakeMail(operations.filter((operation) => operation.action === 'create').map(kitOf));
     const answer = done.kind === 'replay' ? JSON.stringify(done.record) : done.result;
     return reply.code(200).type(JSON_TYPE).send(answer);
   }
@@ -82,4 +83,9 @@ export function registerBatchRoute(app: FastifyInstance, options: BatchRouteOpti
       },
     },
   ]);
+}
+
+/** Wakes the outbox's sender once for each collection a committed batch signed accounts up in that are sent mail. */
+function wakeMail(kits: readonly RecordKit[]) {
+  for (const kit of new Set(kits)) if (kit.collection.account?.verify) kit.mailQueued();
 }

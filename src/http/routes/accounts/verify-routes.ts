@@ -1,0 +1,139 @@
+/**
+ * The verification routes of each account collection that asks for it (`"x-auth":
+ * {"verify": "email"}`), under `/<plural>/auth/verify/`: confirm an address with the token
+ * its mail carried, and have that mail sent again. The mail itself goes through the outbox
+ * (src/records/mail/); its token is made when it is sent, and only its hash is kept.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { verifyDocs } from '../../../api/openapi/verify-operations.js';
+import type { Catalog } from '../../../core/catalog.js';
+import type { Collection } from '../../../core/collection.js';
+import { flowTokenHash, memoryCounts, type WindowCounts } from '../../../records/accounts/index.js';
+import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
+import { Refusal } from '../../../records/refusal.js';
+import { JSON_TYPE, renderRecord } from '../../../records/render.js';
+import { InvalidFlowTokenError, type Store } from '../../../store/store.js';
+import { registerPaths } from '../../paths.js';
+import { accountOf } from '../../plugins/access-control/identity.js';
+import { clientFields } from '../../plugins/json-body.js';
+import { addressKey } from '../../plugins/rate-limit/index.js';
+import { HttpProblem } from '../../problem.js';
+
+export interface VerifyRoutesOptions {
+  store: Store;
+  catalog: Catalog;
+  mail: MailQueue;
+  /** Where resends are counted (default: in this process, as password hashes are). */
+  resends?: WindowCounts;
+}
+
+/** Resends allowed per account, and per client address, in {@link RESEND_WINDOW_MS}. */
+export const RESENDS_PER_ACCOUNT = 3;
+export const RESENDS_PER_ADDRESS = 10;
+export const RESEND_WINDOW_MS = 15 * 60 * 1000;
+
+/** What a flow token looks like (32 bytes, base64url): anything else is refused before the store is asked. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export const verifyRoutes = fp(serveVerification, {
+  name: 'restock-verify-routes',
+  fastify: '5.x',
+  dependencies: ['restock-problems', 'restock-openapi', 'restock-json-body', 'restock-access-control'],
+});
+
+async function serveVerification(app: FastifyInstance, options: VerifyRoutesOptions): Promise<void> {
+  const resends = options.resends ?? memoryCounts(RESEND_WINDOW_MS);
+  for (const collection of options.catalog.collections) {
+    if (collection.account?.verify === 'email') registerVerifyRoutes(app, collection, options, resends);
+  }
+}
+
+/** The one refusal of a token that does not verify: it never says why. */
+export function invalidToken(): Refusal {
+  return new Refusal(
+    'invalid-token',
+    'The token is not valid: unknown, used, expired or superseded. Ask for a new mail.',
+  );
+}
+
+function registerVerifyRoutes(
+  app: FastifyInstance,
+  collection: Collection,
+  { store, mail }: VerifyRoutesOptions,
+  resends: WindowCounts,
+) {
+  const { plural } = collection;
+  const records = store.collection(collection);
+  const docs = verifyDocs(collection);
+  registerPaths(app, [
+    {
+      url: `/${plural}/auth/verify/`,
+      policy: { public: true },
+      operations: {
+        POST: {
+          docs: docs.verify,
+          async handler(request, reply) {
+            const { token } = clientFields(request.body);
+            if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken();
+            const hash = flowTokenHash(token);
+            const now = Date.now();
+            const found = await store.accounts.findFlowToken('verify', plural, hash, now);
+            if (!found?.accountId) throw invalidToken();
+            // One write spends the token and marks the account verified: both, or neither.
+            const spend = { purpose: 'verify' as const, hash, now };
+            const record = await records.merge(found.accountId, {}, { spend, verified: true }).catch((error) => {
+              throw error instanceof InvalidFlowTokenError ? invalidToken() : error;
+            });
+            if (!record) throw invalidToken();
+            return reply.code(200).header('cache-control', 'no-store').type(JSON_TYPE).send(renderRecord(record));
+          },
+        },
+      },
+    },
+    {
+      url: `/${plural}/auth/verify/resend/`,
+      policy: { public: true },
+      operations: {
+        POST: {
+          docs: docs.resend,
+          async handler(request, reply) {
+            const auth = accountOf(request);
+            if (auth?.collection !== plural || typeof auth.id !== 'number') {
+              throw new HttpProblem('unauthorized', `This needs the access token of one of ${plural}.`, {
+                headers: { 'www-authenticate': 'Bearer realm="restock"' },
+              });
+            }
+            if (!mail.available) throw mailUnavailable();
+            await countResend(resends, [
+              [`resend:${plural}:${auth.id}`, RESENDS_PER_ACCOUNT],
+              [`resend:${addressKey(request)}`, RESENDS_PER_ADDRESS],
+            ]);
+            if (!(await store.accounts.isVerified(plural, auth.id))) {
+              await store.mail.enqueue({ kind: 'verify', collection: plural, accountId: auth.id }, Date.now());
+              mail.queued();
+            }
+            return reply.code(202).send();
+          },
+        },
+      },
+    },
+  ]);
+}
+
+/** Counts a resend under each key, unless one of them has had its most in the window (429). */
+async function countResend(counts: WindowCounts, limits: readonly (readonly [string, number])[]): Promise<void> {
+  const seen = await Promise.all(limits.map(([key]) => counts.read(key)));
+  const over = seen.filter(({ count }, index) => count >= (limits[index]?.[1] ?? 0));
+  if (over.length > 0) {
+    const retryAfter = Math.max(1, Math.ceil(Math.max(...over.map(({ leftMs }) => leftMs)) / 1000));
+    throw new Refusal(
+      'too-many-requests',
+      `Too many resends for this account or from this address; retry in ${retryAfter} s.`,
+      {
+        retryAfter,
+      },
+    );
+  }
+  await Promise.all(limits.map(([key]) => counts.add(key)));
+}
