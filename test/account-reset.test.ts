@@ -148,7 +148,7 @@ for (const kind of STORE_KINDS) {
       const ask = (email: string) =>
         ctx.app.inject({ method: 'POST', url: '/users/auth/reset/', headers: JSON_HEADERS, payload: { email } });
       for (let i = 0; i < 3; i++) assert.equal((await ask('someone@example.com')).statusCode, 202);
-      const refused = problem(await ask('Someone@example.com'), 429, 'too-many-resets');
+      const refused = problem(await ask('Someone@example.com'), 429, 'too-many-requests');
       assert.match(refused.detail, /Too many password resets/);
       assert.ok(Number((await ask('other@example.com')).headers['retry-after']) > 0, 'the client is counted too');
     });

@@ -172,7 +172,8 @@ export const PROBLEM_TYPES = {
     title: 'Too many requests',
     description:
       'This credential (or address, without one) used up its request budget; retry after Retry-After seconds. ' +
-      'The RateLimit-* headers give the budget.',
+      'The RateLimit-* headers give the budget. Also: mail asked for too often (a password reset for one ' +
+      'address, or from one client; a verification resent), past its own count.',
   },
   'too-many-sign-ins': {
     status: 429,
@@ -181,13 +182,7 @@ export const PROBLEM_TYPES = {
       'This account, or this address, failed to sign in too often lately, or has as many passwords being checked ' +
       '(sign-ins, sign-ups, password changes) as it may, now or in this quarter hour; retry after Retry-After seconds.',
   },
-  'too-many-resets': {
-    status: 429,
-    title: 'Too many reset requests',
-    description:
-      'Password resets were asked for this address, or from this client address, too often lately ' +
-      '(SIGN_IN_MAX_FAILURES in 15 minutes); retry after Retry-After seconds.',
-  },
+
   'too-many-costly-queries': {
     status: 429,
     title: 'Too many costly queries',

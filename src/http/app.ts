@@ -107,14 +107,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
   const mailQueue = { available: mailAvailable(config), queued: () => drain?.wake() };
-  const mailing = { mailAvailable: mailQueue.available, mailQueued: mailQueue.queued };
   app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
-    const tokens = accounts.tokens;
-    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, ...mailing });
+    const { tokens } = accounts;
+    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, mail: mailQueue });
     app.register(verifyRoutes, { store, catalog, mail: mailQueue });
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };

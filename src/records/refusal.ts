@@ -32,7 +32,6 @@ export type RefusalKind =
   | 'too-many-sign-ins'
   | 'invalid-token'
   | 'invalid-current-password'
-  | 'too-many-resets'
   | 'mail-unavailable'
   | 'too-many-requests';
 

@@ -79,7 +79,7 @@ export function accountFlowDocs(
       ),
       response: {
         202: emptyResponse('Asked: a mail goes out if an account has the address.'),
-        ...problems(['too-many-resets', 'mail-unavailable']),
+        ...problems(['too-many-requests', 'mail-unavailable']),
       },
     },
     resetConfirm: {

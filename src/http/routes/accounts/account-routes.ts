@@ -20,6 +20,7 @@ import {
   signInName,
   tokenSubject,
 } from '../../../records/accounts/index.js';
+import type { MailQueue } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import type { Records, Store, StoredRecord } from '../../../store/store.js';
 import { registerPaths } from '../../paths.js';
@@ -42,10 +43,8 @@ export interface AccountRoutesOptions {
   maxFailures: number;
   /** A Redis every instance counts failures in, or '' to count in this process. */
   redisUrl: string;
-  /** Whether mail can be sent (password reset and email change need it). */
-  mailAvailable?: boolean;
-  /** Wakes this process's mail sender once a mail is queued. */
-  mailQueued?: () => void;
+  /** Where account mail goes (a password reset's): whether it can, and how its sender is woken. */
+  mail?: MailQueue;
 }
 
 /** How often expired refresh tokens are forgotten. */
@@ -63,8 +62,7 @@ async function serveAccounts(app: FastifyInstance, options: AccountRoutesOptions
     ...options,
     resetRequests: failures,
     maxResetRequests: options.maxFailures,
-    mailAvailable: options.mailAvailable ?? false,
-    mailQueued: options.mailQueued ?? (() => {}),
+    mail: options.mail ?? { available: false, queued: () => {} },
   };
   for (const collection of options.catalog.collections) {
     if (collection.account) registerAccountRoutes(app, collection, options, failures, flows);

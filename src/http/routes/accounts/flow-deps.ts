@@ -1,6 +1,7 @@
 /** What the routes of accounts' flows (reset, email change, who am I) are given, per server. */
 import type { Catalog } from '../../../core/catalog.js';
 import type { FailureCounts, PasswordHasher, TokenService } from '../../../records/accounts/index.js';
+import type { MailQueue } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
 
 export interface FlowDeps {
@@ -12,8 +13,6 @@ export interface FlowDeps {
   readonly resetRequests: FailureCounts;
   /** Reset requests allowed per address asked for, and per client address, in 15 minutes (SIGN_IN_MAX_FAILURES). */
   readonly maxResetRequests: number;
-  /** Whether mail can be sent: without it, the flows that send mail answer 503. */
-  readonly mailAvailable: boolean;
-  /** Wakes the mail sender of this process once a mail is queued. */
-  readonly mailQueued: () => void;
+  /** Whether mail can go out (without it, a reset request is 503), and how the sender is woken once some is queued. */
+  readonly mail: MailQueue;
 }

@@ -14,11 +14,11 @@ import {
   resetConfirmation,
   tokenSubject,
 } from '../../../records/accounts/index.js';
+import { mailUnavailable } from '../../../records/operations/index.js';
 import type { PathEntry } from '../../paths.js';
 import { objectBody } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
 import type { FlowDeps } from './flow-deps.js';
-import { mailUnavailable } from './mail-unavailable.js';
 import { sendTokens } from './send-tokens.js';
 
 export function resetPaths(collection: Collection, deps: FlowDeps, docs: AccountDocs): PathEntry[] {
@@ -33,9 +33,9 @@ export function resetPaths(collection: Collection, deps: FlowDeps, docs: Account
           docs: docs.resetRequest,
           async handler(request, reply) {
             const address = resetAddress(objectBody(request.body));
-            if (!deps.mailAvailable) throw mailUnavailable();
+            if (!deps.mail.available) throw mailUnavailable();
             await requestReset(store, collection, { address, client: addressKey(request), now: Date.now() }, limit);
-            deps.mailQueued();
+            deps.mail.queued();
             return reply.code(202).send();
           },
         },

@@ -5,21 +5,15 @@
  * supersedes the old. Each kind's composer belongs to its flow: the verification's is here;
  * the reset's and the email change's are in ./flow-letters.ts.
  */
-import type { Catalog } from '../../../core/catalog.js';
 import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
-import type { Store } from '../../../store/store.js';
 import type { ComposeMail, Letter, MailComposers } from '../../mail/index.js';
-import { flowLetters } from './flow-letters.js';
+import { type FlowLetterOptions, flowLetters } from './flow-letters.js';
 import { mintFlowToken } from './flow-tokens.js';
 
-export interface ComposerDeps {
-  readonly store: Pick<Store, 'accounts' | 'collection'>;
-  readonly catalog: Pick<Catalog, 'byPlural'>;
+/** What the flows' letters need (./flow-letters.ts: the store, the catalog, the reset link's life, the clock), and the verification's. */
+export interface ComposerDeps extends Omit<FlowLetterOptions, 'emailTokenMs'> {
   /** How long a verification link is valid (VERIFY_TOKEN_HOURS); an email change's link too. */
   readonly verifyTokenMs: number;
-  /** How long a password reset link is valid (RESET_TOKEN_MINUTES). */
-  readonly resetTokenMs: number;
-  readonly now?: () => number;
 }
 
 /** Every kind's composer. */

@@ -48,7 +48,7 @@ export async function requestReset(
   if (over.length > 0) {
     const retryAfter = Math.ceil(Math.max(...over.map(({ leftMs }) => leftMs)) / 1000);
     const detail = `Too many password resets asked for this address or from this client; retry in ${retryAfter} s.`;
-    throw new Refusal('too-many-resets', detail, { retryAfter });
+    throw new Refusal('too-many-requests', detail, { retryAfter });
   }
   await Promise.all(keys.map((key) => counts.add(key)));
   await store.mail.enqueue({ kind: 'reset-request', collection: collection.plural, address }, now);
