@@ -10,7 +10,7 @@
  */
 export { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../core/accounts.js';
 export { accountOf, type ComposerDeps, mailComposers } from './flows/composers.js';
-export { flowTokenHash, mintFlowToken } from './flows/flow-tokens.js';
+export { flowTokenHash, invalidToken, mintFlowToken, sentTokenHash } from './flows/flow-tokens.js';
 export { type Accounts, openAccounts } from './open-accounts.js';
 export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';

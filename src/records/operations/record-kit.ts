@@ -73,14 +73,8 @@ export interface RecordKit {
    * mail cannot go out: before anything is written.
    */
   signUpMail(): readonly NewMail[] | undefined;
-  /** Mail was queued and committed: the outbox's sender looks now. */
+  /** Says that a write queued mail, so that it goes out now. */
   mailQueued(): void;
-}
-
-/** Whether mail can go out, and how the outbox's sender is told that some was queued. */
-export interface MailQueue {
-  readonly available: boolean;
-  queued(): void;
 }
 
 /** What every collection's kit is made from. */
@@ -90,8 +84,10 @@ export interface RecordKitOptions {
   readonly costlyQueries: InFlightGate;
   /** Hashes account passwords; absent when no collection holds accounts. */
   readonly hasher?: PasswordHasher | undefined;
-  /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
-  readonly mail?: MailQueue | undefined;
+  /** Whether mail can be sent, which a sign-up to a collection that verifies needs. */
+  readonly mailAvailable?: boolean;
+  /** Called once a write queued mail (the sender then looks at once). */
+  readonly mailQueued?: () => void;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -107,7 +103,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mailAvailable = false, mailQueued = () => {} }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -148,10 +144,10 @@ function recordKit(
       return hasher.hash(password, holder);
     },
     signUpMail() {
-      if (signUpMail && !mail?.available) throw mailUnavailable();
+      if (signUpMail && !mailAvailable) throw mailUnavailable();
       return signUpMail;
     },
-    mailQueued: () => mail?.queued(),
+    mailQueued,
   };
 }
 

@@ -10,8 +10,8 @@ import fp from 'fastify-plugin';
 import { verifyDocs } from '../../../api/openapi/verify-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import { flowTokenHash, memoryCounts, type WindowCounts } from '../../../records/accounts/index.js';
-import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
+import { invalidToken, memoryCounts, sentTokenHash, type WindowCounts } from '../../../records/accounts/index.js';
+import { mailUnavailable } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import { InvalidFlowTokenError, type Store } from '../../../store/store.js';
@@ -24,7 +24,10 @@ import { HttpProblem } from '../../problem.js';
 export interface VerifyRoutesOptions {
   store: Store;
   catalog: Catalog;
-  mail: MailQueue;
+  /** Whether mail can be sent; without it a resend is `503`. */
+  mailAvailable: boolean;
+  /** Wakes this process's mail sender once a resend queued mail. */
+  mailQueued: () => void;
   /** Where resends are counted (default: in this process, as password hashes are). */
   resends?: WindowCounts;
 }
@@ -33,9 +36,6 @@ export interface VerifyRoutesOptions {
 export const RESENDS_PER_ACCOUNT = 3;
 export const RESENDS_PER_ADDRESS = 10;
 export const RESEND_WINDOW_MS = 15 * 60 * 1000;
-
-/** What a flow token looks like (32 bytes, base64url): anything else is refused before the store is asked. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export const verifyRoutes = fp(serveVerification, {
   name: 'restock-verify-routes',
@@ -50,18 +50,10 @@ async function serveVerification(app: FastifyInstance, options: VerifyRoutesOpti
   }
 }
 
-/** The one refusal of a token that does not verify: it never says why. */
-export function invalidToken(): Refusal {
-  return new Refusal(
-    'invalid-token',
-    'The token is not valid: unknown, used, expired or superseded. Ask for a new mail.',
-  );
-}
-
 function registerVerifyRoutes(
   app: FastifyInstance,
   collection: Collection,
-  { store, mail }: VerifyRoutesOptions,
+  { store, mailAvailable, mailQueued }: VerifyRoutesOptions,
   resends: WindowCounts,
 ) {
   const { plural } = collection;
@@ -75,9 +67,7 @@ function registerVerifyRoutes(
         POST: {
           docs: docs.verify,
           async handler(request, reply) {
-            const { token } = clientFields(request.body);
-            if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken();
-            const hash = flowTokenHash(token);
+            const hash = sentTokenHash(clientFields(request.body).token);
             const now = Date.now();
             const found = await store.accounts.findFlowToken('verify', plural, hash, now);
             if (!found?.accountId) throw invalidToken();
@@ -100,7 +90,7 @@ function registerVerifyRoutes(
           docs: docs.resend,
           async handler(request, reply) {
             const to = resendTarget(plural, accountOf(request), request.body);
-            if (!mail.available) throw mailUnavailable();
+            if (!mailAvailable) throw mailUnavailable();
             await countResend(resends, [
               [`resend:${plural}:${to.key}`, RESENDS_PER_ACCOUNT],
               [`resend:${addressKey(request)}`, RESENDS_PER_ADDRESS],
@@ -115,7 +105,7 @@ function registerVerifyRoutes(
                 ...(address && { address }),
               };
               await store.mail.enqueue(entry, Date.now());
-              mail.queued();
+              mailQueued();
             }
             return reply.code(202).send();
           },
