@@ -107,13 +107,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
-  // Flows that send mail answer 503 without it; what they queue wakes this process's drain.
-  const mailing = { mailAvailable: mailAvailable(config), mailQueued: () => drain?.wake() };
-  app.register(recordRoutes, { store, catalog, config, ...(hasher && { hasher }), ...mailing });
+  const mailQueue = { available: mailAvailable(config), queued: () => drain?.wake() };
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     app.register(accountRoutes, { store, catalog, tokens: accounts.tokens, hasher, maxFailures, redisUrl });
-    app.register(verifyRoutes, { store, catalog, ...mailing });
+    app.register(verifyRoutes, { store, catalog, mail: mailQueue });
     const { publicUrl } = config;
     const { tokens } = accounts;
     const clock = options.now && { now: options.now };

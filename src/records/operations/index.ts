@@ -3,6 +3,7 @@ export { type IdempotencyOf, type IdempotentResult, idempotently, type RequestKe
 export { accountWrite, mergeConditions, readyBulk, readyCreate, removeConditions, sentFields } from './prepare.js';
 export { type ReadPage, type ReadRecord, readList, readRecord } from './reads.js';
 export {
+  type MailQueue,
   mailUnavailable,
   type RecordKit,
   type RecordKitOptions,

@@ -73,8 +73,14 @@ export interface RecordKit {
    * mail cannot go out: before anything is written.
    */
   signUpMail(): readonly NewMail[] | undefined;
-  /** Says that a write queued mail, so that it goes out now. */
+  /** Mail was queued and committed: the outbox's sender looks now. */
   mailQueued(): void;
+}
+
+/** Whether mail can go out, and how the outbox's sender is told that some was queued. */
+export interface MailQueue {
+  readonly available: boolean;
+  queued(): void;
 }
 
 /** What every collection's kit is made from. */
@@ -84,10 +90,8 @@ export interface RecordKitOptions {
   readonly costlyQueries: InFlightGate;
   /** Hashes account passwords; absent when no collection holds accounts. */
   readonly hasher?: PasswordHasher | undefined;
-  /** Whether mail can be sent, which a sign-up to a collection that verifies needs. */
-  readonly mailAvailable?: boolean;
-  /** Called once a write queued mail (the sender then looks at once). */
-  readonly mailQueued?: () => void;
+  /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
+  readonly mail?: MailQueue | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -103,7 +107,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mailAvailable = false, mailQueued = () => {} }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -144,10 +148,10 @@ function recordKit(
       return hasher.hash(password, holder);
     },
     signUpMail() {
-      if (signUpMail && !mailAvailable) throw mailUnavailable();
+      if (signUpMail && !mail?.available) throw mailUnavailable();
       return signUpMail;
     },
-    mailQueued,
+    mailQueued: () => mail?.queued(),
   };
 }
 

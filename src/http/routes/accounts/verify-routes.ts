@@ -11,7 +11,7 @@ import { verifyDocs } from '../../../api/openapi/verify-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
 import { invalidToken, memoryCounts, sentTokenHash, type WindowCounts } from '../../../records/accounts/index.js';
-import { mailUnavailable } from '../../../records/operations/index.js';
+import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
 import { InvalidFlowTokenError, type Store } from '../../../store/store.js';
@@ -24,10 +24,7 @@ import { HttpProblem } from '../../problem.js';
 export interface VerifyRoutesOptions {
   store: Store;
   catalog: Catalog;
-  /** Whether mail can be sent; without it a resend is `503`. */
-  mailAvailable: boolean;
-  /** Wakes this process's mail sender once a resend queued mail. */
-  mailQueued: () => void;
+  mail: MailQueue;
   /** Where resends are counted (default: in this process, as password hashes are). */
   resends?: WindowCounts;
 }
@@ -53,7 +50,7 @@ async function serveVerification(app: FastifyInstance, options: VerifyRoutesOpti
 function registerVerifyRoutes(
   app: FastifyInstance,
   collection: Collection,
-  { store, mailAvailable, mailQueued }: VerifyRoutesOptions,
+  { store, mail }: VerifyRoutesOptions,
   resends: WindowCounts,
 ) {
   const { plural } = collection;
@@ -90,7 +87,7 @@ function registerVerifyRoutes(
           docs: docs.resend,
           async handler(request, reply) {
             const to = resendTarget(plural, accountOf(request), request.body);
-            if (!mailAvailable) throw mailUnavailable();
+            if (!mail.available) throw mailUnavailable();
             await countResend(resends, [
               [`resend:${plural}:${to.key}`, RESENDS_PER_ACCOUNT],
               [`resend:${addressKey(request)}`, RESENDS_PER_ADDRESS],
@@ -105,7 +102,7 @@ function registerVerifyRoutes(
                 ...(address && { address }),
               };
               await store.mail.enqueue(entry, Date.now());
-              mailQueued();
+              mail.queued();
             }
             return reply.code(202).send();
           },

@@ -9,7 +9,7 @@ import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
-import { recordKits, recordLimitsOf } from '../../../records/operations/index.js';
+import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
@@ -22,10 +22,8 @@ export interface RecordRoutesOptions {
   catalog: Catalog;
   /** Hashes account passwords; absent when no collection holds accounts. */
   hasher?: PasswordHasher;
-  /** Whether mail can be sent (a sign-up to a collection that verifies sends its link). */
-  mailAvailable?: boolean;
-  /** Wakes this process's mail sender once a write queued mail. */
-  mailQueued?: () => void;
+  /** Where account mail goes: whether it can, and how its sender is woken. */
+  mail?: MailQueue;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -79,8 +77,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     store,
     costlyQueries,
     hasher: options.hasher,
-    mailAvailable: options.mailAvailable ?? false,
-    ...(options.mailQueued && { mailQueued: options.mailQueued }),
+    mail: options.mail,
     limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();
