@@ -50,12 +50,19 @@ export function verifyDocs(collection: Collection): Record<'verify' | 'resend', 
     },
     resend: {
       tags,
-      summary: `Send the verification mail of the signed-in ${singular} again`,
+      summary: `Send the verification mail of a ${singular} again`,
       operationId: `resend${record}Verification`,
       description:
-        `Needs the access token of a ${singular}. Queues the mail (its link replaces the earlier one's) and answers ` +
-        'at once; nothing is sent for an address verified already. Limited per account and per address ' +
-        '(429 with Retry-After past it); 503 (`mail-unavailable`) where the server cannot send mail.',
+        `With the access token of a ${singular}: its mail. Without one, \`{"email"}\`: the mail of the ${singular} ` +
+        'with that address, if there is one (the answer is the same 202 either way, after the same work). The mail ' +
+        "is queued (its link replaces the earlier one's) and the answer comes at once; nothing is sent for an " +
+        'address verified already. Limited per account (or address asked for) and per client address (429 with ' +
+        'Retry-After past it); 503 (`mail-unavailable`) where the server cannot send mail.',
+      consumes: JSON_BODIES,
+      body: Type.Object(
+        { email: Type.Optional(Type.String({ description: 'The address, for a caller without a token.' })) },
+        { additionalProperties: true },
+      ),
       headers: requestHeaders(),
       response: {
         202: emptyResponse('The mail is queued.'),

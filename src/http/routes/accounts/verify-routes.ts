@@ -1,15 +1,16 @@
 /**
  * The verification routes of each account collection that asks for it (`"x-auth":
  * {"verify": "email"}`), under `/<plural>/auth/verify/`: confirm an address with the token
- * its mail carried, and have that mail sent again. The mail itself goes through the outbox
- * (src/records/mail/); its token is made when it is sent, and only its hash is kept.
+ * its mail carried, and have that mail sent again (to the signed-in account, or by address).
+ * The mail itself goes through the outbox (src/records/mail/); its token is made when it is
+ * sent, and only its hash is kept.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { verifyDocs } from '../../../api/openapi/verify-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import { flowTokenHash, memoryCounts, type WindowCounts } from '../../../records/accounts/index.js';
+import { invalidToken, memoryCounts, sentTokenHash, type WindowCounts } from '../../../records/accounts/index.js';
 import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
@@ -33,9 +34,6 @@ export const RESENDS_PER_ACCOUNT = 3;
 export const RESENDS_PER_ADDRESS = 10;
 export const RESEND_WINDOW_MS = 15 * 60 * 1000;
 
-/** What a flow token looks like (32 bytes, base64url): anything else is refused before the store is asked. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 export const verifyRoutes = fp(serveVerification, {
   name: 'restock-verify-routes',
   fastify: '5.x',
@@ -47,14 +45,6 @@ async function serveVerification(app: FastifyInstance, options: VerifyRoutesOpti
   for (const collection of options.catalog.collections) {
     if (collection.account?.verify === 'email') registerVerifyRoutes(app, collection, options, resends);
   }
-}
-
-/** The one refusal of a token that does not verify: it never says why. */
-export function invalidToken(): Refusal {
-  return new Refusal(
-    'invalid-token',
-    'The token is not valid: unknown, used, expired or superseded. Ask for a new mail.',
-  );
 }
 
 function registerVerifyRoutes(
@@ -74,9 +64,7 @@ function registerVerifyRoutes(
         POST: {
           docs: docs.verify,
           async handler(request, reply) {
-            const { token } = clientFields(request.body);
-            if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken();
-            const hash = flowTokenHash(token);
+            const hash = sentTokenHash(clientFields(request.body).token);
             const now = Date.now();
             const found = await store.accounts.findFlowToken('verify', plural, hash, now);
             if (!found?.accountId) throw invalidToken();
@@ -98,19 +86,22 @@ function registerVerifyRoutes(
         POST: {
           docs: docs.resend,
           async handler(request, reply) {
-            const auth = accountOf(request);
-            if (auth?.collection !== plural || typeof auth.id !== 'number') {
-              throw new HttpProblem('unauthorized', `This needs the access token of one of ${plural}.`, {
-                headers: { 'www-authenticate': 'Bearer realm="restock"' },
-              });
-            }
+            const to = resendTarget(plural, accountOf(request), request.body);
             if (!mail.available) throw mailUnavailable();
             await countResend(resends, [
-              [`resend:${plural}:${auth.id}`, RESENDS_PER_ACCOUNT],
+              [`resend:${plural}:${to.key}`, RESENDS_PER_ACCOUNT],
               [`resend:${addressKey(request)}`, RESENDS_PER_ADDRESS],
             ]);
-            if (!(await store.accounts.isVerified(plural, auth.id))) {
-              await store.mail.enqueue({ kind: 'verify', collection: plural, accountId: auth.id }, Date.now());
+            // By address, the same work whatever it is: the sender looks the account up.
+            if (to.accountId === undefined || !(await store.accounts.isVerified(plural, to.accountId))) {
+              const { accountId, address } = to;
+              const entry = {
+                kind: 'verify' as const,
+                collection: plural,
+                ...(accountId && { accountId }),
+                ...(address && { address }),
+              };
+              await store.mail.enqueue(entry, Date.now());
               mail.queued();
             }
             return reply.code(202).send();
@@ -119,6 +110,25 @@ function registerVerifyRoutes(
       },
     },
   ]);
+}
+
+/**
+ * Whom a resend is for: the signed-in account of this collection, else the account the body's
+ * `email` names (if any: the answer is the same either way).
+ */
+function resendTarget(
+  plural: string,
+  auth: Readonly<Record<string, unknown>> | undefined,
+  body: unknown,
+): { key: string; accountId?: number; address?: string } {
+  if (auth?.collection === plural && typeof auth.id === 'number') return { key: String(auth.id), accountId: auth.id };
+  const { email } = body === undefined || body === null ? {} : clientFields(body);
+  if (typeof email === 'string' && email.length > 0 && email.length <= 320) {
+    return { key: `email:${email.toLowerCase()}`, address: email };
+  }
+  throw new HttpProblem('unauthorized', `This needs the access token of one of ${plural}, or an "email".`, {
+    headers: { 'www-authenticate': 'Bearer realm="restock"' },
+  });
 }
 
 /** Counts a resend under each key, unless one of them has had its most in the window (429). */

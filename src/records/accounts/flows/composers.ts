@@ -8,7 +8,7 @@
 import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
 import type { ComposeMail, Letter, MailComposers } from '../../mail/index.js';
 import { type FlowLetterOptions, flowLetters } from './flow-letters.js';
-import { mintFlowToken } from './flow-tokens.js';
+import { emailFieldOf, mintFlowToken } from './flow-tokens.js';
 
 /** What the flows' letters need (./flow-letters.ts: the store, the catalog, the reset link's life, the clock), and the verification's. */
 export interface ComposerDeps extends Omit<FlowLetterOptions, 'emailTokenMs'> {
@@ -45,15 +45,24 @@ function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: Compos
   };
 }
 
-/** The account a mail names, with its address (the record's email field), if both are there. */
+/**
+ * The account a mail names, by its id or (a resend asked for by address: nothing when no
+ * account has it) by its email field, with its address as its record holds it.
+ */
 export async function accountOf(
   { store, catalog }: Pick<ComposerDeps, 'store' | 'catalog'>,
   mail: OutboxMail,
 ): Promise<{ id: number; email: string } | undefined> {
   const collection = catalog.byPlural(mail.collection);
-  const field = collection?.account?.email;
-  if (!collection || field === undefined || mail.accountId === null) return undefined;
-  const record = await store.collection(collection).get(mail.accountId);
-  const email = record && (JSON.parse(record.data) as Record<string, unknown>)[field];
-  return typeof email === 'string' ? { id: mail.accountId, email } : undefined;
+  const field = collection && emailFieldOf(collection);
+  if (!collection || !field) return undefined;
+  const records = store.collection(collection);
+  const record =
+    mail.accountId !== null
+      ? await records.get(mail.accountId)
+      : mail.address !== null
+        ? await records.findUnique(field, mail.address)
+        : undefined;
+  const email = record && (JSON.parse(record.data) as Record<string, unknown>)[field.path.join('.')];
+  return record && typeof email === 'string' ? { id: record.id, email } : undefined;
 }
