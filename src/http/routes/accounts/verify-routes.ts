@@ -10,7 +10,7 @@ import fp from 'fastify-plugin';
 import { verifyDocs } from '../../../api/openapi/verify-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import { flowTokenHash, memoryCounts, type WindowCounts } from '../../../records/accounts/index.js';
+import { invalidToken, memoryCounts, sentTokenHash, type WindowCounts } from '../../../records/accounts/index.js';
 import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
@@ -34,9 +34,6 @@ export const RESENDS_PER_ACCOUNT = 3;
 export const RESENDS_PER_ADDRESS = 10;
 export const RESEND_WINDOW_MS = 15 * 60 * 1000;
 
-/** What a flow token looks like (32 bytes, base64url): anything else is refused before the store is asked. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 export const verifyRoutes = fp(serveVerification, {
   name: 'restock-verify-routes',
   fastify: '5.x',
@@ -48,14 +45,6 @@ async function serveVerification(app: FastifyInstance, options: VerifyRoutesOpti
   for (const collection of options.catalog.collections) {
     if (collection.account?.verify === 'email') registerVerifyRoutes(app, collection, options, resends);
   }
-}
-
-/** The one refusal of a token that does not verify: it never says why. */
-export function invalidToken(): Refusal {
-  return new Refusal(
-    'invalid-token',
-    'The token is not valid: unknown, used, expired or superseded. Ask for a new mail.',
-  );
 }
 
 function registerVerifyRoutes(
@@ -75,9 +64,7 @@ function registerVerifyRoutes(
         POST: {
           docs: docs.verify,
           async handler(request, reply) {
-            const { token } = clientFields(request.body);
-            if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken();
-            const hash = flowTokenHash(token);
+            const hash = sentTokenHash(clientFields(request.body).token);
             const now = Date.now();
             const found = await store.accounts.findFlowToken('verify', plural, hash, now);
             if (!found?.accountId) throw invalidToken();

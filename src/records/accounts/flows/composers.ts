@@ -8,7 +8,7 @@
 import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
 import type { ComposeMail, Letter, MailComposers } from '../../mail/index.js';
 import { type FlowLetterOptions, flowLetters } from './flow-letters.js';
-import { mintFlowToken } from './flow-tokens.js';
+import { emailFieldOf, mintFlowToken } from './flow-tokens.js';
 
 /** What the flows' letters need (./flow-letters.ts: the store, the catalog, the reset link's life, the clock), and the verification's. */
 export interface ComposerDeps extends Omit<FlowLetterOptions, 'emailTokenMs'> {
@@ -26,8 +26,7 @@ export function mailComposers(deps: ComposerDeps): MailComposers {
 
 /**
  * A sign-up's (or a resend's) verification: a token for the account, to its address as its
- * record holds it now; nothing for an account deleted since, verified already, or (a
- * resend by address) that no account has.
+ * record holds it now; nothing for an account deleted since, or verified already.
  */
 function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: ComposerDeps): ComposeMail {
   return async (mail: OutboxMail): Promise<Letter | undefined> => {
@@ -47,24 +46,23 @@ function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: Compos
 }
 
 /**
- * The account a mail names, by its id or (a resend asked for by address) by its email
- * field, with its address as its record holds it, if both are there.
+ * The account a mail names, by its id or (a resend asked for by address: nothing when no
+ * account has it) by its email field, with its address as its record holds it.
  */
 export async function accountOf(
   { store, catalog }: Pick<ComposerDeps, 'store' | 'catalog'>,
   mail: OutboxMail,
 ): Promise<{ id: number; email: string } | undefined> {
   const collection = catalog.byPlural(mail.collection);
-  const field = collection?.account?.email;
-  if (!collection || field === undefined) return undefined;
+  const field = collection && emailFieldOf(collection);
+  if (!collection || !field) return undefined;
   const records = store.collection(collection);
-  const unique = collection.unique.find((candidate) => candidate.path.join('.') === field);
   const record =
     mail.accountId !== null
       ? await records.get(mail.accountId)
-      : mail.address !== null && unique
-        ? await records.findUnique(unique, mail.address)
+      : mail.address !== null
+        ? await records.findUnique(field, mail.address)
         : undefined;
-  const email = record && (JSON.parse(record.data) as Record<string, unknown>)[field];
+  const email = record && (JSON.parse(record.data) as Record<string, unknown>)[field.path.join('.')];
   return record && typeof email === 'string' ? { id: record.id, email } : undefined;
 }

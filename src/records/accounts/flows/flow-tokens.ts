@@ -23,6 +23,7 @@ export async function issueFlowToken(
   await accounts.addFlowToken({ ...token, hash: minted.hash });
   return minted.token;
 }
+
 /** The one refusal of a token that is unknown, used, expired, superseded or another account's. */
 export function invalidToken(): Refusal {
   return new Refusal(
