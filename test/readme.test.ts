@@ -94,9 +94,14 @@ function variablesOf(line: string): Record<string, string> {
  * Serves `database` with the settings `variables` give, as `npm start` would read them from
  * the environment, on a port of its own; runs `walk` against its address, then stops it.
  */
-async function serving(database: string, variables: Record<string, string>, walk: (at: string) => Promise<void>) {
+async function serving(
+  database: string,
+  variables: Record<string, string>,
+  walk: (at: string) => Promise<void>,
+  logStream: { write(line: string): void } | false = false,
+) {
   const env = { ...variables, DATABASE_URL: database, MAX_EVENT_LOOP_DELAY: '0' };
-  const app = await buildApp({ config: loadConfig([], env).config, logStream: false });
+  const app = await buildApp({ config: loadConfig([], env).config, logStream });
   try {
     await walk((await app.listen({ host: '127.0.0.1', port: 0 })).replace('http://', ''));
   } finally {
@@ -150,6 +155,48 @@ for (const kind of STORE_KINDS) {
         const removal = await fetch(`http://${at}/product/${teapot.id}/`, { method: 'DELETE', headers: admin });
         assert.equal(removal.status, 409, 'an ordered product stays');
       });
+    });
+
+    it('then a reset by mail: the link the log shows sets a new password, which signs in', async () => {
+      const [serve = '', walk = ''] = shBlocks('README.md', 'Forgot the password? A reset by mail');
+      const variables = variablesOf(serve);
+      assert.equal(variables.MAIL_LOG_LINKS, 'true', serve);
+      const [ask, confirm] = [walk.slice(0, walk.indexOf('# 2.')), walk.slice(walk.indexOf('# 2.'))];
+      // The link reaches the log after the answer, when the outbox's sender gets to the mail.
+      let logged = '';
+      let heard: (token: string) => void = () => {};
+      const linked = new Promise<string>((resolve) => {
+        heard = resolve;
+      });
+      const log = {
+        write(line: string) {
+          logged += line;
+          const token = /"link":"[^"]*[?&]token=([\w-]+)"/.exec(line)?.[1];
+          if (token) heard(token);
+        },
+      };
+      const script = (text: string, at: string) =>
+        `set -e\n${text.replaceAll('localhost:3000', at).replaceAll('curl ', "curl -sSf -w '\\n%{http_code}\\n' ")}`;
+      await serving(
+        ctx.db.url,
+        variables,
+        async (at) => {
+          const asked = await run('sh', ['-c', script(ask, at)]);
+          assert.match(asked.stdout, /^202$/m, asked.stdout);
+          const token = await linked;
+          assert.match(logged, /"link":"http:\/\/127\.0\.0\.1:\d+\/console\/\?action=reset&collection=users&token=/);
+          const pasted = confirm.replace("RESET_TOKEN='paste the token here'", `RESET_TOKEN='${token}'`);
+          const { stdout } = await run('sh', ['-c', script(pasted, at)]);
+          const [reset, signedIn] = stdout
+            .trim()
+            .split('\n')
+            .filter((line) => /^\d{3}$/.test(line));
+          assert.equal(reset, '204', stdout);
+          assert.equal(signedIn, '200', stdout);
+          assert.match(stdout, /"token":"/);
+        },
+        log,
+      );
     });
 
     it("then the change feed's curl prints the catalogue's changes as written, as its EventSource does in Node.js", async () => {
