@@ -19,17 +19,15 @@
  * connections, one request at a time each).
  */
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
 import { verifyShopSchemas } from '../test/helpers/verify-shop.js';
+import { type CountingSmtp, countingSmtp } from './counting-smtp.js';
 import { percentile } from './median.js';
 import { type BenchServer, startServer } from './servers.js';
 
@@ -56,41 +54,6 @@ const KEY = 'wk_0123456789abcdefWRITE';
 const ENV = { API_KEYS: `bench:write:${KEY}`, SCHEMAS: verifyShopSchemas() };
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-/** An SMTP server that takes every mail, and says when it has taken `count` since `expect`. */
-async function countingSmtp() {
-  let taken = 0;
-  let waiting: { count: number; done: () => void } | undefined;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, answer) {
-      stream.resume();
-      stream.on('end', () => {
-        setTimeout(() => {
-          taken++;
-          answer();
-          if (waiting && taken >= waiting.count) waiting.done();
-        }, SMTP_MS);
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    /** Resolves once `count` more mails than now have been taken. */
-    expect(count: number): Promise<void> {
-      const target = taken + count;
-      return new Promise((resolve) => {
-        waiting = { count: target, done: resolve };
-      });
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** GET `url` with the key: its status and how long it took (ms). */
 function get(url: string): Promise<{ status: number; ms: number }> {
@@ -133,7 +96,7 @@ function summary(answers: { status: number; ms: number }[]) {
 }
 
 /** Mails per second the SMTP server takes from a pool of {@link CONNECTIONS} connections in this process. */
-async function smtpPace(smtp: Awaited<ReturnType<typeof countingSmtp>>): Promise<number> {
+async function smtpPace(smtp: CountingSmtp): Promise<number> {
   const transport = nodemailer.createTransport({ url: smtp.url, pool: true, maxConnections: CONNECTIONS });
   const started = performance.now();
   await Promise.all(
@@ -146,7 +109,7 @@ async function smtpPace(smtp: Awaited<ReturnType<typeof countingSmtp>>): Promise
   return MAILS / seconds;
 }
 
-async function measure(server: BenchServer, smtp: Awaited<ReturnType<typeof countingSmtp>>) {
+async function measure(server: BenchServer, smtp: CountingSmtp) {
   // Records to read: the first accounts (their mails drained before the run proper).
   const warmed = smtp.expect(100);
   const warm = await post(
@@ -192,7 +155,7 @@ async function post(server: BenchServer, body: unknown): Promise<string> {
 }
 
 async function onStore(store: string) {
-  const smtp = await countingSmtp();
+  const smtp = await countingSmtp(SMTP_MS);
   const pace = Math.round(await smtpPace(smtp));
   const dir = mkdtempSync(join(tmpdir(), 'restock-mail-'));
   const admin = store === 'postgres' ? new pg.Client({ connectionString: args['postgres-url'] }) : undefined;

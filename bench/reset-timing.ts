@@ -17,13 +17,11 @@
  * (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SMTPServer } from 'smtp-server';
+import { countingSmtp } from './counting-smtp.js';
 import { median } from './median.js';
 import { startServer } from './servers.js';
 import { SHOP_SCHEMAS, scratchDatabase } from './shop-seed.js';
@@ -44,31 +42,6 @@ const MISSING = 'nobody@example.com';
 function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-}
-
-/** An SMTP server that accepts every mail and counts them. */
-async function countingSmtp() {
-  let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, answer) {
-      stream.resume();
-      stream.on('end', () => {
-        received++;
-        answer();
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received: () => received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 async function runStore(store: string, work: string): Promise<void> {
