@@ -78,8 +78,9 @@ describe('the reference page in Chromium', () => {
     const all = Object.values(doc.paths).flatMap((item) => Object.keys(item).filter((m) => METHODS.includes(m)));
     const folded = [...operationsOf('HEAD'), ...operationsOf('method override')];
     const shown = (await shownIds(page)) as string[];
-    // Over the shop: 62 operations in all, 16 HEAD and 11 tunnelled forms folded, 35 shown.
-    assert.deepEqual([all.length, folded.length, shown.length], [62, 27, 35]);
+    // Over the shop: 65 operations in all, 17 HEAD and 10 tunnelled forms folded, 38 shown (who am
+    // I is a GET of /users/auth/ now, not the tunnelled form of its POST).
+    assert.deepEqual([all.length, folded.length, shown.length], [65, 27, 38]);
     assert.deepEqual(shown.sort(), tags.slice(0, 5).flatMap(operationsOf).sort());
     assert.equal(await page.locator('.opblock-head').count(), 0, 'no HEAD among the collections');
     for (const id of ['listOrders', 'createOrder', 'readOrder', 'modifyOrder', 'deleteOrder', 'signInUser']) {
