@@ -135,11 +135,10 @@ describe('the console’s account flows, in Chromium', () => {
     await page.locator('input[name="login"]').fill('grace-sub');
     await page.locator('input[name="password"]').fill('any');
     await page.getByRole('button', { name: 'Sign-in' }).click();
+    // Listening before the click: the way back and the exchange may be over before the click resolves.
+    const exchange = page.waitForResponse((r) => r.url() === `${server.url}/users/auth/providers/exchange/`);
     await page.getByRole('button', { name: 'Continue' }).click();
-    const [exchanged] = await Promise.all([
-      page.waitForResponse((r) => r.url() === `${server.url}/users/auth/providers/exchange/`),
-      who('Signed in as Grace Hopper, one of users'),
-    ]);
+    const [exchanged] = await Promise.all([exchange, who('Signed in as Grace Hopper, one of users')]);
     assert.equal(exchanged.status(), 200);
     assert.equal(new URL(page.url()).search, '', 'the code left the address');
     assert.equal(await page.evaluate('document.activeElement?.id'), 'sign-out');
