@@ -336,7 +336,7 @@ describe('bad schema files', () => {
       () => byClaim("auth.rol == 'staff'"),
       (e: Error) =>
         e instanceof ConfigError &&
-        /notes\.schema\.json: x-rules\.update: auth\.rol is no claim of a token \(auth\.id, auth\.collection, auth\.role\); did you mean auth\.role\?$/.test(
+        /notes\.schema\.json: x-rules\.update: auth\.rol is no claim of a token \(auth\.id, auth\.collection, auth\.verified, auth\.role\); did you mean auth\.role\?$/.test(
           e.message,
         ),
     );
