@@ -17,7 +17,13 @@ export {
 export { accountOf, type ComposerDeps, mailComposers } from './flows/composers.js';
 export { confirmEmailChange, emailConfirmation } from './flows/email-change.js';
 export { flowTokenHash, invalidToken, mintFlowToken, sentTokenHash } from './flows/flow-tokens.js';
-export { confirmReset, requestReset, resetAddress, resetConfirmation } from './flows/password-reset.js';
+export {
+  addressMailDue,
+  confirmReset,
+  requestReset,
+  resetAddress,
+  resetConfirmation,
+} from './flows/password-reset.js';
 export { type Accounts, openAccounts } from './open-accounts.js';
 export { refusePasswordInBulk, takePassword } from './password-field.js';
 export { type HashCost, hashPassword, isPasswordHash } from './password-hash.js';

@@ -60,9 +60,13 @@ export class MailDrain {
     this.running ??= this.loop();
   }
 
-  /** Mail was queued: look now rather than at the next poll. */
-  wake(): void {
-    this.rung = true;
+  /** Mail was queued, due at `dueAt` (now when absent): look then rather than at the next poll. */
+  wake(dueAt?: number): void {
+    if (dueAt !== undefined && dueAt > this.now()) {
+      this.soonest = Math.min(this.soonest, dueAt);
+    } else {
+      this.rung = true;
+    }
     for (const wake of [...this.waiters]) wake();
   }
 

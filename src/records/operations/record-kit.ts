@@ -92,7 +92,8 @@ export interface RecordKit {
 /** Whether mail can go out, and how the outbox's sender is told that some was queued. */
 export interface MailQueue {
   readonly available: boolean;
-  queued(): void;
+  /** Mail was queued, due at `dueAt` (now when absent): the sender looks then. */
+  queued(dueAt?: number): void;
 }
 
 /** What every collection's kit is made from. */

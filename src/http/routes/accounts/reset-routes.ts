@@ -34,8 +34,13 @@ export function resetPaths(collection: Collection, deps: FlowDeps, docs: Account
           async handler(request, reply) {
             const address = resetAddress(objectBody(request.body));
             if (!deps.mail.available) throw mailUnavailable();
-            await requestReset(store, collection, { address, client: addressKey(request), now: Date.now() }, limit);
-            deps.mail.queued();
+            const due = await requestReset(
+              store,
+              collection,
+              { address, client: addressKey(request), now: Date.now() },
+              limit,
+            );
+            deps.mail.queued(due);
             return reply.code(202).send();
           },
         },

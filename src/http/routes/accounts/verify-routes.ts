@@ -10,7 +10,13 @@ import fp from 'fastify-plugin';
 import { verifyDocs } from '../../../api/openapi/verify-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
-import { invalidToken, memoryCounts, sentTokenHash, type WindowCounts } from '../../../records/accounts/index.js';
+import {
+  addressMailDue,
+  invalidToken,
+  memoryCounts,
+  sentTokenHash,
+  type WindowCounts,
+} from '../../../records/accounts/index.js';
 import { type MailQueue, mailUnavailable } from '../../../records/operations/index.js';
 import { Refusal } from '../../../records/refusal.js';
 import { JSON_TYPE, renderRecord } from '../../../records/render.js';
@@ -101,8 +107,10 @@ function registerVerifyRoutes(
                 ...(accountId && { accountId }),
                 ...(address && { address }),
               };
-              await store.mail.enqueue(entry, Date.now());
-              mail.queued();
+              // Asked by address, it is due a random moment later, as a reset's is.
+              const due = address === undefined ? Date.now() : addressMailDue(Date.now());
+              await store.mail.enqueue(entry, due);
+              mail.queued(due);
             }
             return reply.code(202).send();
           },

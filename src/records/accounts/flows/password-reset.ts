@@ -6,6 +6,7 @@
  * mints a token only for an account that exists. The confirmation spends the token in the
  * write that sets the new password, which revokes every session of the account.
  */
+import { randomInt } from 'node:crypto';
 import type { Collection } from '../../../core/collection.js';
 import type { Store, StoredRecord } from '../../../store/store.js';
 import { InvalidFlowTokenError } from '../../../store/store.js';
@@ -15,6 +16,20 @@ import { takePassword } from '../password-field.js';
 import type { PasswordHasher } from '../password-hasher.js';
 import type { FailureCounts } from '../sign-in-limit.js';
 import { invalidToken, sentTokenHash } from './flow-tokens.js';
+
+/**
+ * How far after its request a mail asked for by address may be due: a moment drawn at
+ * random within it. Sending to an account that exists costs the server a token's write and
+ * an SMTP exchange that a missing one does not; sent at once, that work would slow the
+ * request just after the ask, and the next request's time would tell whether the address
+ * has an account. Spread at random, it falls on whatever requests come then.
+ */
+export const ADDRESS_MAIL_SPREAD_MS = 2000;
+
+/** When a mail asked for by address is due: at `now` plus a random part of {@link ADDRESS_MAIL_SPREAD_MS}. */
+export function addressMailDue(now: number): number {
+  return now + randomInt(ADDRESS_MAIL_SPREAD_MS);
+}
 
 /** The longest address a reset may name (RFC 5321's path, 256 octets, less its brackets). */
 const MAX_ADDRESS_LENGTH = 254;
@@ -32,16 +47,17 @@ export function resetAddress(body: Record<string, unknown>): string {
 }
 
 /**
- * Queues the mail of a reset request for `address`, whether an account has it or not,
- * unless `max` requests came for that address, or from `client`, in the window of
- * `counts` (429): mail to an address is not to be sent in a loop by anyone.
+ * Queues the mail of a reset request for `address`, whether an account has it or not, due
+ * at {@link addressMailDue}, unless `max` requests came for that address, or from `client`,
+ * in the window of `counts` (429): mail to an address is not to be sent in a loop by
+ * anyone. Resolves with when the mail is due.
  */
 export async function requestReset(
   store: Pick<Store, 'mail'>,
   collection: Collection,
   { address, client, now }: { address: string; client: string; now: number },
   { counts, max }: { counts: FailureCounts; max: number },
-): Promise<void> {
+): Promise<number> {
   const keys = [`reset:${collection.plural}:${address.toLowerCase()}`, `reset:${client}`];
   const seen = await Promise.all(keys.map((key) => counts.read(key)));
   const over = seen.filter(({ count }) => count >= max);
@@ -51,7 +67,9 @@ export async function requestReset(
     throw new Refusal('too-many-requests', detail, { retryAfter });
   }
   await Promise.all(keys.map((key) => counts.add(key)));
-  await store.mail.enqueue({ kind: 'reset-request', collection: collection.plural, address }, now);
+  const due = addressMailDue(now);
+  await store.mail.enqueue({ kind: 'reset-request', collection: collection.plural, address }, due);
+  return due;
 }
 
 /** What a reset's confirmation sends: the token, the new password, and whether to sign in. */
