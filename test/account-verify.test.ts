@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { API_KEYS, WRITE_KEY } from './helpers/keys.js';
+import { REDIS_AVAILABLE, REDIS_URL } from './helpers/redis.js';
 import { type RunningServer, startServer } from './helpers/server.js';
 import { recipientOf, startSmtp, type TestSmtp, tokenOf } from './helpers/smtp.js';
-import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS, sqliteKind, type TestDatabase } from './helpers/stores.js';
 import { call, signInAs, signUp, VERIFY_SHOP_ENV, verifyShopSchemas } from './helpers/verify-shop.js';
 
 const APP_URL = 'https://app.example/account';
@@ -177,3 +178,29 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('resends counted in Redis, across instances', { skip: !REDIS_AVAILABLE && 'Redis is not available' }, () => {
+  let db: TestDatabase;
+  let smtp: TestSmtp;
+  const servers: RunningServer[] = [];
+  before(async () => {
+    db = await sqliteKind.create();
+    smtp = await startSmtp();
+    const env = { ...VERIFY_SHOP_ENV, DATABASE_URL: db.url, SCHEMAS: verifyShopSchemas(), SMTP_URL: smtp.url };
+    for (let i = 0; i < 2; i++) servers.push(await startServer({ ...env, API_KEYS, REDIS_URL }));
+  });
+  after(async () => {
+    for (const server of servers) await server.stop();
+    await smtp.close();
+    await db.drop();
+  });
+
+  it('limits an address to three resends in all, whichever instance each reaches', async () => {
+    // An address of its own for this run: Redis outlives it, and other runs count theirs.
+    const email = `resend-${Date.now()}-${process.pid}@example.com`;
+    const resend = (at: number) => call(servers[at % 2]?.url ?? '', 'POST', '/users/auth/verify/resend/', { email });
+    for (let sent = 0; sent < 3; sent++) assert.equal((await resend(sent)).status, 202);
+    const limited = await resend(3);
+    assert.equal(limited.status, 429, 'the fourth, on the instance that saw only one before');
+  });
+});

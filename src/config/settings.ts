@@ -202,7 +202,7 @@ export const SETTINGS = {
     default: '',
     parse: redisUrl,
     group: 'server',
-    help: '`redis://…`: keep the rate limit budgets in Redis, shared by every instance',
+    help: '`redis://…`: keep the rate limit budgets, failed sign-ins and the counts of reset and verification mails asked for in Redis, shared by every instance',
   },
   headersTimeout: {
     default: '10000',

@@ -113,7 +113,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;
     app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, mail: mailQueue });
-    app.register(verifyRoutes, { store, catalog, mail: mailQueue });
+    app.register(verifyRoutes, { store, catalog, mail: mailQueue, redisUrl });
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };
     app.register(providerRoutes, {

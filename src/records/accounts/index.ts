@@ -32,7 +32,7 @@ export { appRedirect } from './providers/app-redirect.js';
 export { providersByCollection } from './providers/provider-catalog.js';
 export { ProviderSignIn } from './providers/provider-sign-in.js';
 export { invalidCredentials, signIn, signInName, tokenSubject } from './sign-in.js';
-export { type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
+export { FAILURE_WINDOW_MS, type FailureCounts, limitFailures, memoryFailures, redisCounts } from './sign-in-limit.js';
 export {
   CLOCK_TOLERANCE_SECONDS,
   type IssuedTokens,

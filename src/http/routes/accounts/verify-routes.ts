@@ -12,8 +12,10 @@ import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
 import {
   addressMailDue,
+  FAILURE_WINDOW_MS,
   invalidToken,
   memoryCounts,
+  redisCounts,
   sentTokenHash,
   type WindowCounts,
 } from '../../../records/accounts/index.js';
@@ -25,20 +27,24 @@ import { registerPaths } from '../../paths.js';
 import { accountOf } from '../../plugins/access-control/identity.js';
 import { clientFields } from '../../plugins/json-body.js';
 import { addressKey } from '../../plugins/rate-limit/index.js';
+import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { HttpProblem } from '../../problem.js';
 
 export interface VerifyRoutesOptions {
   store: Store;
   catalog: Catalog;
   mail: MailQueue;
-  /** Where resends are counted (default: in this process, as password hashes are). */
+  /** A Redis every instance counts resends in, as failed sign-ins are, or '' to count in this process. */
+  redisUrl: string;
+  /** Where resends are counted, in place of what `redisUrl` says. */
   resends?: WindowCounts;
 }
 
 /** Resends allowed per account, and per client address, in {@link RESEND_WINDOW_MS}. */
 export const RESENDS_PER_ACCOUNT = 3;
 export const RESENDS_PER_ADDRESS = 10;
-export const RESEND_WINDOW_MS = 15 * 60 * 1000;
+/** The window of failed sign-ins, so that resends in Redis expire as those do. */
+export const RESEND_WINDOW_MS = FAILURE_WINDOW_MS;
 
 export const verifyRoutes = fp(serveVerification, {
   name: 'restock-verify-routes',
@@ -47,7 +53,9 @@ export const verifyRoutes = fp(serveVerification, {
 });
 
 async function serveVerification(app: FastifyInstance, options: VerifyRoutesOptions): Promise<void> {
-  const resends = options.resends ?? memoryCounts(RESEND_WINDOW_MS);
+  const resends =
+    options.resends ??
+    (options.redisUrl === '' ? memoryCounts(RESEND_WINDOW_MS) : redisCounts(await connectRedis(app, options.redisUrl)));
   for (const collection of options.catalog.collections) {
     if (collection.account?.verify === 'email') registerVerifyRoutes(app, collection, options, resends);
   }
