@@ -216,6 +216,9 @@ for (const kind of STORE_KINDS) {
           assert.equal(answer.status, 503, JSON.stringify(answer.body));
           assert.equal(answer.body.type, '/problems/mail-unavailable');
         }
+        // A body that could never be written is told so first: the 503 is for one that could.
+        const unfit = await call(server.url, 'POST', '/users/', { name: 'D', email: 7 }, WRITE_KEY);
+        assert.equal(unfit.status, 422, JSON.stringify(unfit.body));
         const listed = await call(server.url, 'GET', '/users/', undefined, WRITE_KEY);
         assert.equal(listed.status, 200);
         assert.deepEqual(listed.body, [], 'nothing was written');

@@ -42,10 +42,10 @@ export async function createRecord(
   input: CreateInput,
 ): Promise<IdempotentResult<StoredRecord | StoredRecord[]>> {
   const { caller, body } = input;
-  // Before anything else (a password's hash): a sign-up that cannot send its mail writes nothing.
-  const mail = kit.signUpMail();
   if (Array.isArray(body)) {
     const texts = readyBulk(kit, caller, body);
+    // Once the records are found fit: a sign-up that cannot send its mail writes nothing.
+    const mail = kit.signUpMail();
     const what = () => ({ method: input.method, path: kit.paths.create, body: `[${texts.join(',')}]` });
     const accounts = mail && texts.map(() => accountWrite(undefined, mail));
     return queueing(kit, mail, () =>
@@ -56,6 +56,8 @@ export async function createRecord(
   }
   const { fields, password } = sentFields(kit, body as Fields);
   const data = readyCreate(kit, caller, fields);
+  // Once the record is found fit, before its password's hash: a sign-up that cannot send its mail writes nothing.
+  const mail = kit.signUpMail();
   const secret = password === undefined ? undefined : await kit.hash(password, input.holder);
   const account = accountWrite(secret, mail);
   const what = () => ({
