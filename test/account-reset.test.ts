@@ -13,6 +13,7 @@ import { setTimeout } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
+import { ADDRESS_MAIL_SPREAD_MS, addressMailDue } from '../src/records/accounts/flows/password-reset.js';
 import { refreshTokenHash } from '../src/records/accounts/refresh-tokens.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
@@ -219,5 +220,16 @@ describe('password reset and email change in the logs', () => {
     assert.ok(log.includes('/users/auth/reset/confirm/'), 'the requests were logged');
     for (const secret of secrets) assert.ok(!log.includes(secret), 'a token or link was logged');
     assert.doesNotMatch(log, /token=/);
+  });
+});
+
+describe('mail asked for by address', () => {
+  it('is due at a moment spread over two seconds, never at once for all', () => {
+    const now = 1_800_000_000_000;
+    const dues = Array.from({ length: 1000 }, () => addressMailDue(now) - now);
+    assert.ok(dues.every((due) => Number.isInteger(due) && due >= 0 && due < ADDRESS_MAIL_SPREAD_MS));
+    // 1,000 draws of 2,000 values: fewer than 500 distinct ones would be a spread that does not spread.
+    assert.ok(new Set(dues).size > 500, `${new Set(dues).size} distinct moments`);
+    assert.ok(Math.max(...dues) - Math.min(...dues) > ADDRESS_MAIL_SPREAD_MS / 2);
   });
 });

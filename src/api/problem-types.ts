@@ -1,7 +1,12 @@
-/** The kinds of problem restock answers with (RFC 9457): each one's status, title and meaning. */
+/**
+ * The kinds of problem restock answers with (RFC 9457): each one's status, title and meaning;
+ * accounts' own kinds are in ./account-problem-types.ts.
+ */
+import { ACCOUNT_PROBLEM_TYPES } from './account-problem-types.js';
 
 /** Every kind of problem restock answers with: its status, title and what it means. */
 export const PROBLEM_TYPES = {
+  ...ACCOUNT_PROBLEM_TYPES,
   'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
   'malformed-json': {
     status: 400,
@@ -32,41 +37,12 @@ export const PROBLEM_TYPES = {
     title: 'Invalid Idempotency-Key',
     description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   },
-  'invalid-token': {
-    status: 400,
-    title: 'Invalid token',
-    description:
-      'The token of a verification, password reset or email change link is unknown, used already, superseded by ' +
-      'a newer one, expired, or of another collection; the answer never says which. Ask for a new link.',
-  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
     description:
       'The request needs an API key or an access token (Authorization: Bearer <key or token>) and carries none, ' +
       'or one this server does not accept (unknown, expired, or signed by a key it does not trust).',
-  },
-  'invalid-credentials': {
-    status: 401,
-    title: 'Invalid credentials',
-    description:
-      'No account has that name and password, or the refresh token is unknown, expired, used already or revoked. ' +
-      'The answer never says which part was wrong.',
-  },
-  'invalid-current-password': {
-    status: 400,
-    title: 'The current password is missing or wrong',
-    description:
-      "An account that changes a password (its own, or one its rules let it change) sends the account's current " +
-      'one as `currentPassword` with the new `password`; it was missing or did not match. Only a write key changes ' +
-      'a password without it. Nothing was changed.',
-  },
-  'invalid-provider-flow': {
-    status: 400,
-    title: 'Invalid provider sign-in',
-    description:
-      "A provider's callback whose state names no sign-in begun here, or a one-time code that is unknown, " +
-      'used already or expired (a code lives 60 seconds, a sign-in 10 minutes): begin the sign-in again.',
   },
   forbidden: {
     status: 403,
@@ -175,13 +151,6 @@ export const PROBLEM_TYPES = {
       'The RateLimit-* headers give the budget. Also: mail asked for too often (a password reset for one ' +
       'address, or from one client; a verification resent), past its own count.',
   },
-  'too-many-sign-ins': {
-    status: 429,
-    title: 'Too many sign-ins',
-    description:
-      'This account, or this address, failed to sign in too often lately, or has as many passwords being checked ' +
-      '(sign-ins, sign-ups, password changes) as it may, now or in this quarter hour; retry after Retry-After seconds.',
-  },
 
   'too-many-costly-queries': {
     status: 429,
@@ -216,13 +185,6 @@ export const PROBLEM_TYPES = {
       'The collection has handed out every id up to 2^53 - 1 (the largest integer a JSON number keeps exactly); ' +
       'nothing was written. Retrying does not help: an operator must move the data to a new collection.',
   },
-  'mail-unavailable': {
-    status: 503,
-    title: 'Mail unavailable',
-    description:
-      'This needs to send mail (a sign-up to verify, a password reset, an email change) and the server has no ' +
-      'way to send it (no SMTP_URL); nothing was written. An operator must configure mail.',
-  },
   overloaded: {
     status: 503,
     title: 'Server overloaded',
@@ -240,7 +202,6 @@ export const PROBLEM_TYPES = {
     title: 'Service unavailable',
     description: 'The database cannot be reached right now; retry after the time in Retry-After.',
   },
-
   'internal-error': {
     status: 500,
     title: 'Internal server error',

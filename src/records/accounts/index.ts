@@ -16,7 +16,7 @@ export {
 } from './flows/account-change.js';
 export { accountOf, type ComposerDeps, mailComposers } from './flows/composers.js';
 export { confirmEmailChange, emailConfirmation } from './flows/email-change.js';
-export { flowTokenHash, invalidToken, mintFlowToken, sentTokenHash } from './flows/flow-tokens.js';
+export { flowTokenHash, invalidToken, sentTokenHash } from './flows/flow-tokens.js';
 export {
   addressMailDue,
   confirmReset,

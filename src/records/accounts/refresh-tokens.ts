@@ -9,8 +9,13 @@ import type { AccountTables } from '../../store/account-model.js';
 
 const TOKEN_BYTES = 32;
 
-/** What a refresh token looks like: anything else is refused before the store is asked. */
+/** What a refresh token looks like (and a flow's, made alike): anything else is refused before the store is asked. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether `value` is shaped as the tokens made here are. */
+export function isTokenShaped(value: unknown): value is string {
+  return typeof value === 'string' && TOKEN_SHAPE.test(value);
+}
 
 /** The hash the store keeps of `token`. */
 export function refreshTokenHash(token: string): string {

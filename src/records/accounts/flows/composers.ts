@@ -8,7 +8,7 @@
 import type { MailKind, OutboxMail } from '../../../store/mail-model.js';
 import type { ComposeMail, Letter, MailComposers } from '../../mail/index.js';
 import { type FlowLetterOptions, flowLetters } from './flow-letters.js';
-import { emailFieldOf, mintFlowToken } from './flow-tokens.js';
+import { emailFieldOf, issueFlowToken } from './flow-tokens.js';
 
 /** What the flows' letters need (./flow-letters.ts: the store, the catalog, the reset link's life, the clock), and the verification's. */
 export interface ComposerDeps extends Omit<FlowLetterOptions, 'emailTokenMs'> {
@@ -32,9 +32,7 @@ function composeVerify({ store, catalog, verifyTokenMs, now = Date.now }: Compos
   return async (mail: OutboxMail): Promise<Letter | undefined> => {
     const account = await accountOf({ store, catalog }, mail);
     if (!account || (await store.accounts.isVerified(mail.collection, account.id))) return undefined;
-    const { token, hash } = mintFlowToken();
-    await store.accounts.addFlowToken({
-      hash,
+    const token = await issueFlowToken(store.accounts, {
       purpose: 'verify',
       collection: mail.collection,
       accountId: account.id,

@@ -7,12 +7,9 @@
 import type { Collection } from '../../../core/collection.js';
 import type { FlowTables, FlowToken } from '../../../store/account-model.js';
 import { Refusal } from '../../refusal.js';
-import { newRefreshToken, refreshTokenHash } from '../refresh-tokens.js';
+import { isTokenShaped, newRefreshToken, refreshTokenHash } from '../refresh-tokens.js';
 
-export { newRefreshToken as mintFlowToken, refreshTokenHash as flowTokenHash } from '../refresh-tokens.js';
-
-/** What a token looks like: anything else is refused before the store is asked. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export { refreshTokenHash as flowTokenHash } from '../refresh-tokens.js';
 
 /** Stores a new token's hash with what it allows; resolves with the token, to be mailed and forgotten. */
 export async function issueFlowToken(
@@ -34,7 +31,7 @@ export function invalidToken(): Refusal {
 
 /** The hash the store keeps of a token a client sent; one not shaped like a token is refused alike. */
 export function sentTokenHash(token: unknown): string {
-  if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken();
+  if (!isTokenShaped(token)) throw invalidToken();
   return refreshTokenHash(token);
 }
 

@@ -14,7 +14,8 @@ import type { ProviderSetting } from '../../../config/index.js';
 import type { Collection } from '../../../core/collection.js';
 import type { Records, StoredRecord } from '../../../store/store.js';
 import { Refusal } from '../../refusal.js';
-import { newRefreshToken as newToken, refreshTokenHash as tokenHash } from '../refresh-tokens.js';
+import { issueFlowToken } from '../flows/flow-tokens.js';
+import { isTokenShaped, refreshTokenHash as tokenHash } from '../refresh-tokens.js';
 import { type FlowSecrets, ProviderProtocol } from './oidc-protocol.js';
 import { type AccountOutcome, accountFor, type ProviderAccounts } from './provider-accounts.js';
 
@@ -105,9 +106,7 @@ export class ProviderSignIn {
     const redirect = new URL(detail.redirect);
     const outcome = await this.#account(protocol, query, { state, ...detail });
     if ('error' in outcome) return withParameter(redirect, 'error', outcome.error);
-    const { token: code, hash } = newToken();
-    await this.options.accounts.addFlowToken({
-      hash,
+    const code = await issueFlowToken(this.options.accounts, {
       purpose: 'provider-code',
       collection: this.options.collection.plural,
       accountId: outcome.record.id,
@@ -119,7 +118,7 @@ export class ProviderSignIn {
 
   /** The account a one-time code names, once; refuses with {@link invalidProviderFlow}. */
   async exchange(code: unknown): Promise<StoredRecord> {
-    if (typeof code !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(code)) throw invalidProviderFlow();
+    if (!isTokenShaped(code)) throw invalidProviderFlow();
     const { collection, records, accounts } = this.options;
     const spent = await accounts.spendFlowToken('provider-code', collection.plural, tokenHash(code), this.#now());
     const record = typeof spent?.accountId === 'number' ? await records.get(spent.accountId) : undefined;
