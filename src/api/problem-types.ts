@@ -1,12 +1,14 @@
 /**
  * The kinds of problem restock answers with (RFC 9457): each one's status, title and meaning;
- * accounts' own kinds are in ./account-problem-types.ts.
+ * accounts' own kinds are in ./account-problem-types.ts, files' in ./file-problem-types.ts.
  */
 import { ACCOUNT_PROBLEM_TYPES } from './account-problem-types.js';
+import { FILE_PROBLEM_TYPES } from './file-problem-types.js';
 
 /** Every kind of problem restock answers with: its status, title and what it means. */
 export const PROBLEM_TYPES = {
   ...ACCOUNT_PROBLEM_TYPES,
+  ...FILE_PROBLEM_TYPES,
   'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
   'malformed-json': {
     status: 400,
@@ -113,7 +115,8 @@ export const PROBLEM_TYPES = {
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
-    description: 'Request bodies must be application/json or another +json type.',
+    description:
+      'Request bodies must be application/json or another +json type (or multipart/form-data, for a create or a change of a collection with file fields).',
   },
   'schema-violation': {
     status: 422,

@@ -7,6 +7,7 @@ import { apiKeysSetting } from './api-keys.js';
 import { AUTH_SETTINGS } from './auth-settings.js';
 import { DATABASE_SETTINGS } from './database-settings.js';
 import { EVENTS_SETTINGS } from './events-settings.js';
+import { FILE_SETTINGS } from './file-settings.js';
 import { LIMIT_SETTINGS } from './limit-settings.js';
 import { MAIL_SETTINGS } from './mail-settings.js';
 import { type NamedSetting, nameSettings } from './names.js';
@@ -28,6 +29,7 @@ export const SETTINGS = {
   port: { default: '3000', parse: integer(0, 65535), group: 'server', help: 'TCP port to listen on' },
   host: { default: '127.0.0.1', parse: text, group: 'server', help: 'address to listen on' },
   ...DATABASE_SETTINGS,
+  ...FILE_SETTINGS,
   workers: {
     default: '1',
     parse: integer(1, 256),

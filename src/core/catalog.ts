@@ -158,6 +158,7 @@ function draftOf(declaration: CollectionDeclaration): Draft {
     rules: declaration.rules ?? schema?.rules ?? {},
     ...(account && { account }),
     ...(owner !== undefined && { owner }),
+    files: schema?.files ?? [],
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from './accounts.js';
 import { ConfigError } from './config-error.js';
 import { useExactMultipleOf } from './exact-multiple-of.js';
+import { FILE_META_SCHEMA, type FileField, fileFieldsOf, withFileSchemas } from './file-fields.js';
 import { escapePointer } from './json-pointer.js';
 import { linearRegExp } from './linear-regexp.js';
 import { type DeclaredReference, ON_DELETE, referencesOf } from './references.js';
@@ -56,6 +57,8 @@ export interface CollectionSchema {
   rules: CollectionRules;
   /** The field set from the caller's account id on create (`x-owner`). */
   owner?: string;
+  /** Its fields that hold files (`x-file`, ../file-fields.ts). */
+  files: FileField[];
   /** Every way `record` (the client's fields) breaks the schema; empty when it is valid. */
   check(record: unknown): SchemaViolation[];
   /** An account collection's check of a password, apart from the record's. */
@@ -71,6 +74,7 @@ const ON_DELETE_KEYWORD = 'x-on-delete';
 const AUTH_KEYWORD = 'x-auth';
 const RULES_KEYWORD = 'x-rules';
 const OWNER_KEYWORD = 'x-owner';
+const FILE_KEYWORD = 'x-file';
 
 /**
  * Reads every `*.json` file of `folder` as the schema of the collection it is named after
@@ -102,6 +106,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
   // Rules are read apart (parseRules), where an error can name the rule and the column.
   ajv.addKeyword({ keyword: RULES_KEYWORD });
   ajv.addKeyword({ keyword: OWNER_KEYWORD, metaSchema: FIELD_PATH });
+  ajv.addKeyword({ keyword: FILE_KEYWORD, metaSchema: FILE_META_SCHEMA });
 
   const schemas = new Map<string, CollectionSchema>();
   for (const name of files.sort()) {
@@ -129,10 +134,12 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
     );
     const uniqueNames = unique.map((field) => field.path.join('.'));
     const account = accountSettingsOf(document[AUTH_KEYWORD], document, uniqueNames, fail);
+    const files = fileFieldsOf(document, fail);
+    const stored = withFileSchemas(document, files);
     let validate: ReturnType<typeof ajv.compile>;
     let validatePassword: ReturnType<typeof ajv.compile> | undefined;
     try {
-      validate = ajv.compile(account ? withoutPassword(document) : document);
+      validate = ajv.compile(account ? withoutPassword(stored) : stored);
       if (account) validatePassword = ajv.compile(passwordSchemaOf(document));
     } catch (error) {
       throw fail(`is not a valid JSON Schema: ${(error as Error).message}`);
@@ -152,6 +159,7 @@ export function loadCollectionSchemas(folder: string): Map<string, CollectionSch
       references: referencesOf(collection, document, (why) => fail(why)),
       rules,
       ...(owner !== undefined && { owner }),
+      files,
       check(record) {
         return validate(record) ? [] : (validate.errors ?? []).map(violation);
       },

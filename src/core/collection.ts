@@ -7,6 +7,7 @@
  */
 import type { AccountSettings } from './accounts.js';
 import type { CollectionSchema } from './collection-schema.js';
+import type { FileField } from './file-fields.js';
 import type { IndexedField } from './indexed-field.js';
 import type { DeclaredReference } from './references.js';
 import type { CollectionRules } from './rules/rule-tree.js';
@@ -41,6 +42,8 @@ export interface Collection {
   readonly rules: CollectionRules;
   /** The field a create sets from the caller's account id, which no account may change (`x-owner`). */
   readonly owner?: string;
+  /** Its fields that hold files (`x-file`): their values are metadata, the bytes are in the file storage. */
+  readonly files: readonly FileField[];
 }
 
 /**

@@ -47,6 +47,12 @@ export interface WriteConditions {
    * unchanged and is passed on.
    */
   readonly allow?: (current: StoredRecord) => void;
+  /**
+   * Called under the write's lock with the record as it is, before the merge: the patch to
+   * apply in place of the one given (file fields' values resolved against the files the
+   * record holds, src/records/files/). A throw leaves the record unchanged and is passed on.
+   */
+  readonly resolve?: (current: StoredRecord) => object;
   /** An account's new password hash, written in the same transaction. */
   readonly secret?: string;
   /** Whether the account's email address is now proven; unchanged when absent. */

@@ -170,12 +170,12 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
     keepSecrets,
     keepAccounts,
     *merge(id, patch, conditions) {
-      const { check, maxBytes, secret, spend, verified, mail } = conditions;
+      const { check, maxBytes, secret, spend, verified, mail, resolve } = conditions;
       const current = seen(yield* first<StoredRecord>(sql.lockToChange({ id })), conditions);
       if (!current) return undefined;
       if (flows && (spend || verified !== undefined || mail)) yield* flows.accountEffects(table, id, conditions);
       if (secret !== undefined) yield* passwords().change(id, secret);
-      const data = mergedFields(current.data, patch, maxBytes);
+      const data = mergedFields(current.data, resolve ? resolve(current) : patch, maxBytes);
       const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
       check?.(record.data);
       if (refers) yield* relink(current, record, true);
