@@ -142,6 +142,31 @@ describe('client types generated from the example store', () => {
     assert.deepEqual(found, []);
   });
 
+  it('type file fields: metadata on reads, uploads on writes, and file URLs by field', async () => {
+    const found = await diagnostics(`${PREAMBLE}
+      const bytes = new Uint8Array([137, 80, 78, 71]);
+      const cup = await products.create({ name: 'Cup', picture: new Blob([bytes], { type: 'image/png' }) });
+      const meta: { name: string; type: string; size: number; sha256: string } | undefined = cup.picture;
+      await products.update(cup, { picture: { data: bytes, name: 'cup.png', type: 'image/png' } });
+      await products.update(cup, { picture: null });
+      const order = await orders.create({ userId: 1, items: [], status: 'placed', attachments: [bytes, Buffer.from('%PDF')] });
+      const kept = order.attachments?.[0];
+      await orders.update(order, { attachments: [kept ?? null, new File([bytes], 'more.png')] });
+      const url: string | undefined = products.fileUrl(cup, 'picture', { thumb: '100x100', token: await shop.auth().fileToken() });
+      const name: string | undefined = order.attachments?.[0]?.name;
+      // @ts-expect-error: a read holds metadata, never bytes
+      const blob: Blob | undefined = cup.picture;
+      // @ts-expect-error: name holds text, not a file
+      await products.create({ name: new Blob([bytes]) });
+      // @ts-expect-error: price is no file field
+      products.fileUrl(cup, 'price');
+      // @ts-expect-error: an upload's data is bytes
+      await products.update(cup, { picture: { data: 'not bytes' } });
+      return [meta, url, name, blob];
+    }`);
+    assert.deepEqual(found, []);
+  });
+
   it('refuse what the schemas do not allow', async () => {
     const found = await diagnostics(`${PREAMBLE}
       await shop.collection('users').create({ name: 'Ada' });

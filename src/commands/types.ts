@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import type { Collection } from '../core/collection.js';
+import { withFileSchemas } from '../core/file-fields.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { PASSWORD_FIELD } from '../records/accounts/index.js';
 import type { CommandContext } from './command.js';
@@ -65,10 +66,13 @@ ${references.join('\n')}
 /**
  * The schema with the client's notes (`"~restock"`) added where there is something to note:
  * the fields a create or change sends but no read returns (`writeOnly`, and an account's
- * password), and the `x-owner` field restock fills from the signed-in account. The client
- * reads them to leave those fields out of read types and to make the owner optional on create.
+ * password), the `x-owner` field restock fills from the signed-in account, and the file
+ * fields. The client reads them to leave those fields out of read types, to make the owner
+ * optional on create, and to take uploads in file fields (whose type here is the metadata
+ * a record holds of its files, which the operator's schema leaves to `x-file`).
  */
-function withNotes(collection: Collection, document: JSONSchema): JSONSchema {
+function withNotes(collection: Collection, schema: JSONSchema): JSONSchema {
+  const document = withFileSchemas(schema as Record<string, unknown>, collection.files) as JSONSchema;
   const declared = (document.properties ?? {}) as Record<string, JSONSchema>;
   // An account's password may be sent whether or not its schema declares one (restock checks it apart).
   const password: JSONSchema = { type: 'string' };
@@ -80,6 +84,9 @@ function withNotes(collection: Collection, document: JSONSchema): JSONSchema {
   const notes = [
     ...(writeOnly.length > 0 ? [`writeOnly: ${writeOnly.map((name) => JSON.stringify(name)).join(' | ')}`] : []),
     ...(collection.owner !== undefined ? [`owner: ${JSON.stringify(collection.owner)}`] : []),
+    ...(collection.files.length > 0
+      ? [`files: ${collection.files.map((f) => JSON.stringify(f.name)).join(' | ')}`]
+      : []),
   ];
   if (notes.length === 0) return document;
   const note: JSONSchema = {

@@ -125,6 +125,11 @@ export class AccountClient<T extends object> {
     return (await this.#send('GET', '', { ...options, repeatable: true })).json() as Promise<Stored<T>>;
   }
 
+  /** A short-lived token for `?token=` on file downloads (`fileUrl`), where no header can go: `<img src>`. */
+  async fileToken(options: RequestOptions = {}): Promise<string> {
+    return ((await (await this.#send('POST', 'file-token/', options)).json()) as { token: string }).token;
+  }
+
   /** Mails a new verification link to the signed-in account, or to the account with `email` (if any). */
   async requestVerification(email?: string, options: RequestOptions = {}): Promise<void> {
     await this.#send('POST', 'verify/resend/', email === undefined ? options : { ...options, body: { email } });

@@ -1,10 +1,11 @@
 /** The operations on one collection: read, list, create, change, delete, follow. */
 import { type ChangeEvent, followFeed, type SubscribeOptions } from './change-stream.js';
+import { bodyOf, type FileUrlOptions, filePath, type WithUploads } from './files.js';
 import { type ListQuery, queryString, type ReadQuery } from './list-query.js';
 import type { ExpandName, FieldName, Filter } from './query-types.js';
 import type { Embeds, ReadRecord } from './read-types.js';
 import { type Page, pageOf, RecordList } from './record-list.js';
-import type { Creatable, Stored, SystemFields, Writable } from './stored.js';
+import type { Creatable, FilesOf, Stored, SystemFields, Writable } from './stored.js';
 import type { RequestOptions, Transport } from './transport.js';
 import { etagOf, ifMatchTag, remember } from './versions.js';
 
@@ -110,16 +111,17 @@ export class CollectionClient<
    * given, makes a retry after a lost answer or a 5xx safe: restock replays the first answer
    * instead of creating twice.
    */
-  create(fields: Creatable<T>, options?: CreateOptions): Promise<Stored<T>>;
+  create(fields: WithUploads<Creatable<T>, T>, options?: CreateOptions): Promise<Stored<T>>;
   create(records: readonly Creatable<T>[], options?: CreateOptions): Promise<Stored<T>[]>;
   async create(
-    body: Creatable<T> | readonly Creatable<T>[],
+    fields: WithUploads<Creatable<T>, T> | readonly Creatable<T>[],
     options: CreateOptions = {},
   ): Promise<Stored<T> | Stored<T>[]> {
     const { idempotencyKey, ...request } = options;
     const headers = { 'idempotency-key': idempotencyKey ?? crypto.randomUUID() };
+    const body = Array.isArray(fields) ? fields : bodyOf(fields);
     const response = await this.#transport.send('POST', this.#path(), { ...request, body, headers, repeatable: true });
-    return Array.isArray(body) ? ((await response.json()) as Stored<T>[]) : this.#one(response);
+    return Array.isArray(fields) ? ((await response.json()) as Stored<T>[]) : this.#one(response);
   }
 
   /** Creates all of `records` in one transaction, or none: `create` given an array. */
@@ -128,10 +130,21 @@ export class CollectionClient<
   }
 
   /** Applies `patch` as a JSON Merge Patch, atomically, and answers the record after it. */
-  async update(id: RecordId, patch: Patch<T>, options: WriteOptions = {}): Promise<Stored<T>> {
+  async update(id: RecordId, patch: WithUploads<Patch<T>, T>, options: WriteOptions = {}): Promise<Stored<T>> {
     const { ifMatch, ...request } = options;
     const headers = await this.#condition(ifMatch, request);
-    return this.#one(await this.#transport.send('PUT', this.#path(id), { ...request, body: patch, headers }));
+    const body = bodyOf(patch);
+    return this.#one(await this.#transport.send('PUT', this.#path(id), { ...request, body, headers }));
+  }
+
+  /** The URL a record's file downloads from, or undefined when the field holds none. */
+  fileUrl(
+    record: Pick<SystemFields, 'id'>,
+    field: [FilesOf<T>] extends [never] ? string : FilesOf<T>,
+    options: FileUrlOptions = {},
+  ): string | undefined {
+    const path = filePath(this.#path(record), record, field, options);
+    return path && this.#transport.url(path).href;
   }
 
   /** Deletes a record and answers it as it was. */

@@ -51,6 +51,7 @@ export {
   type RecordId,
   type WriteOptions,
 } from './collection.js';
+export type { FileMeta, FileUrlOptions, Upload, WithUploads } from './files.js';
 export type { ListQuery, ReadQuery } from './list-query.js';
 export { type Problem, ProblemError } from './problem-error.js';
 export type {
@@ -73,6 +74,7 @@ export { type Page, RecordList } from './record-list.js';
 export type { IssuedTokens, Session, SessionListener } from './session.js';
 export type {
   Creatable,
+  FilesOf,
   NotesKey,
   OwnerOf,
   Readable,

@@ -18,10 +18,11 @@ export interface SystemFields {
  */
 export type NotesKey = '~restock';
 
-/** What the notes may say: the fields written but never read back, and the `x-owner` field. */
+/** What the notes may say: the fields written but never read back, the `x-owner` field, the file fields. */
 export interface RecordNotes {
   writeOnly?: string;
   owner?: string;
+  files?: string;
 }
 
 /** The notes `T` carries, if any (`unknown` for a type that declares none). */
@@ -32,6 +33,9 @@ export type WriteOnlyOf<T> = NotesOf<T> extends { writeOnly: infer W extends str
 
 /** The field restock fills from the signed-in account on create (`x-owner`). */
 export type OwnerOf<T> = NotesOf<T> extends { owner: infer O extends string } ? O : never;
+
+/** The fields of `T` that hold files (`x-file`): a write may give them uploads. */
+export type FilesOf<T> = NotesOf<T> extends { files: infer F extends string } ? F : never;
 
 /** Whether `T` declares notes of its own (an index signature alone does not). */
 type Noted<T> = NotesKey extends keyof T

@@ -102,7 +102,8 @@ export class Transport {
     const { wire, headers } = this.#wire(method, sent, token);
     const url = this.url(target);
     const init: RequestInit = { method: wire, headers, ...(sent.signal && { signal: sent.signal }) };
-    if (sent.body !== undefined) init.body = JSON.stringify(sent.body);
+    // A form goes as it is: fetch writes its multipart Content-Type, boundary included.
+    if (sent.body !== undefined) init.body = isForm(sent.body) ? sent.body : JSON.stringify(sent.body);
     for (let attempt = 0; ; attempt++) {
       const last = !sent.repeatable || attempt >= this.#options.retries;
       let response: Response;
@@ -124,7 +125,7 @@ export class Transport {
   /** The method on the wire and the headers, with the override when this client tunnels `method`. */
   #wire(method: string, sent: Sent, token: string | undefined): { wire: string; headers: Record<string, string> } {
     const headers: Record<string, string> = { accept: 'application/json', ...sent.headers };
-    if (sent.body !== undefined) headers['content-type'] = 'application/json';
+    if (sent.body !== undefined && !isForm(sent.body)) headers['content-type'] = 'application/json';
     const bearer = sent.anonymous ? undefined : (token ?? this.#options.apiKey);
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     const { tunnel } = this.#options;
@@ -133,6 +134,8 @@ export class Transport {
     return { wire: tunnel === 'get' && sent.body === undefined ? 'GET' : 'POST', headers };
   }
 }
+
+const isForm = (body: unknown): body is FormData => typeof FormData !== 'undefined' && body instanceof FormData;
 
 function backoff(attempt: number): number {
   return Math.min(100 * 2 ** attempt, MAX_WAIT_MS);

@@ -25,6 +25,7 @@ import { documentQueryTokens, securitySchemes } from './security.js';
 import { documentServers } from './servers.js';
 import { shareProblemResponses } from './shared-responses.js';
 import { documentTunnels, OVERRIDE_TAG } from './tunnelled.js';
+import { documentUploads } from './upload-bodies.js';
 
 export interface OpenApiOptions {
   /** The collections: their operations, record components (from their schemas) and filters. */
@@ -149,6 +150,8 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
         documentFilters(openapi, collections);
         documentQueryTokens(openapi, collections, tokens && ruled);
         documentHeads(openapi);
+        // Before the tunnels: a merge tunnelled through POST takes files too.
+        documentUploads(openapi, collections);
         documentTunnels(openapi, collections, options.methodOverride);
         // Last: the steps above read problem kinds back from each operation's own responses.
         shareProblemResponses(openapi);

@@ -17,7 +17,7 @@ export interface Parameter {
   description?: string;
 }
 export interface Content {
-  [mediaType: string]: { schema?: unknown };
+  [mediaType: string]: { schema?: unknown; encoding?: unknown };
 }
 export interface Response {
   description: string;
@@ -146,7 +146,12 @@ function mergedContent(contents: readonly Content[]): Content {
       if (schema !== undefined) schemas.set(JSON.stringify(schema), schema);
     }
     const distinct = [...schemas.values()];
-    content[mediaType] = distinct.length === 1 ? { schema: distinct[0] } : { schema: { anyOf: distinct } };
+    // A multipart body's encoding says how its parts are read: the same for every operation that takes one.
+    const encoding = contents.find((one) => one[mediaType]?.encoding)?.[mediaType]?.encoding;
+    content[mediaType] = {
+      schema: distinct.length === 1 ? distinct[0] : { anyOf: distinct },
+      ...(encoding !== undefined && { encoding }),
+    };
   }
   return content;
 }

@@ -19,6 +19,7 @@ import {
   ResponseHeaders,
   requestHeaders,
 } from './responses.js';
+import { UPLOAD_PROBLEMS } from './upload-bodies.js';
 
 /**
  * The body types every write takes: JSON, and any structured `+json` type, which the
@@ -67,6 +68,7 @@ export function operationDocs(collection: Collection, maxBulkRecords: number): R
     ...(schema ? (['schema-violation'] as const) : []),
     ...(collection.unique.length > 0 ? (['unique-conflict'] as const) : []),
     ...(collection.references.length > 0 ? (['missing-reference'] as const) : []),
+    ...(collection.files.length > 0 ? UPLOAD_PROBLEMS : []),
   ];
   // An account's password is hashed within caps, a client's own (429) and the server's (503).
   const hashing: ProblemKind[] = collection.account ? ['too-many-sign-ins', 'overloaded'] : [];

@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
+import { withFileComponents, withFilePatches } from './upload-bodies.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
@@ -41,7 +42,7 @@ export function componentNames({ singular }: Pick<Collection, 'singular'>) {
 export function recordComponents(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
   const names = componentNames(collection);
   const document = collection.schema?.document;
-  const declared = document ? asComponent(document, names.fields) : ANY_FIELDS;
+  const declared = document ? asComponent(withFileComponents(document, collection.files), names.fields) : ANY_FIELDS;
   // An account's password is sent, never served: the record as served has none, the bodies a write-only one.
   const account = collection.account !== undefined;
   const sent = account ? withPassword(declared) : declared;
@@ -49,7 +50,7 @@ export function recordComponents(collection: Collection, embeds: readonly Embed[
   const record = withSystemFields(account ? withoutPassword(declared) : declared);
   // No example shows a password, not even one the operator's schema gave.
   const example = account && collection.example ? withoutPasswordValue(collection.example) : collection.example;
-  const patch = mergePatchOf(sent);
+  const patch = withFilePatches(mergePatchOf(sent), sent, collection.files);
   // A password can be changed, never removed: it takes no null.
   if (account && patch.properties?.[PASSWORD_FIELD]) {
     patch.properties[PASSWORD_FIELD] = sent.properties?.[PASSWORD_FIELD];

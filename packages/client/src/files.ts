@@ -1,0 +1,84 @@
+/**
+ * Files: a field whose schema says `x-file` holds each file's metadata; a create or change
+ * that gives such a field bytes is sent as multipart/form-data, the other fields as JSON in
+ * a part named `record`. Written values are what the field is to hold: a file replaces the
+ * one held; an array keeps the files it names and adds the new ones.
+ */
+import type { FilesOf } from './stored.js';
+
+/** What a record holds of one file. */
+export interface FileMeta {
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+type Bytes = Blob | ArrayBuffer | ArrayBufferView;
+
+/** A file to send: a `Blob` or `File`, bytes, or bytes with the name and type to send them under. */
+export type Upload = Bytes | { data: Bytes; name?: string; type?: string };
+
+type Accepting<V> = V extends readonly (infer E)[] ? (E | Upload | null)[] : V | Upload;
+
+/** The fields `W` of a record `T` as a create or change sends them: each file field takes uploads too. */
+export type WithUploads<W, T> = [FilesOf<T>] extends [never]
+  ? W
+  : { [K in keyof W]: K extends FilesOf<T> ? Accepting<W[K]> : W[K] };
+
+const isBytes = (value: unknown): value is Bytes =>
+  (typeof Blob !== 'undefined' && value instanceof Blob) || value instanceof ArrayBuffer || ArrayBuffer.isView(value);
+
+function isUpload(value: unknown): value is Upload {
+  return isBytes(value) || (typeof value === 'object' && value !== null && isBytes((value as { data?: unknown }).data));
+}
+
+/** The body of a create or change: `fields` as they are, or as a form when a field holds an upload. */
+export function bodyOf(fields: object): object | FormData {
+  const form = new FormData();
+  const record: Record<string, unknown> = {};
+  let files = false;
+  for (const [field, value] of Object.entries(fields)) {
+    const many = Array.isArray(value);
+    const uploads = (many ? value : [value]).filter(isUpload);
+    for (const upload of uploads) form.append(field, ...blobOf(upload, field));
+    files ||= uploads.length > 0;
+    // An array keeps the files it names beside the new ones; a field given one file is not in the JSON.
+    if (many) record[field] = value.filter((one) => !isUpload(one));
+    else if (uploads.length === 0) record[field] = value;
+  }
+  if (!files) return fields;
+  form.append('record', JSON.stringify(record));
+  return form;
+}
+
+type Parts = ConstructorParameters<typeof Blob>[0];
+
+function blobOf(upload: Upload, field: string): [Blob, string] {
+  const { data, name, type } = isBytes(upload) ? { data: upload } : upload;
+  const blob = data instanceof Blob && type === undefined ? data : new Blob([data] as Parts, { type: type ?? '' });
+  return [blob, name ?? (data as Partial<File>).name ?? field];
+}
+
+/** How {@link fileUrl} names a file: another of the field's, a thumbnail, a file token for `<img src>`. */
+export interface FileUrlOptions {
+  /** Which of the field's files, when it holds several (default the first). */
+  name?: string;
+  /** A thumbnail size the field lists (`100x100`), for an image. */
+  thumb?: string;
+  /** A file token (`auth().fileToken()`), where the collection's rules need a signed-in reader. */
+  token?: string;
+}
+
+/** The download path of a record's file under `base` (`/products/7/`), or undefined when the field holds none. */
+export function filePath(base: string, record: object, field: string, options: FileUrlOptions): string | undefined {
+  const value = (record as Record<string, unknown>)[field];
+  const files = (Array.isArray(value) ? value : [value]) as (FileMeta | null | undefined)[];
+  const name = options.name ?? files.find((file) => file?.name)?.name;
+  if (name === undefined) return undefined;
+  const query = new URLSearchParams();
+  if (options.thumb) query.set('thumb', options.thumb);
+  if (options.token) query.set('token', options.token);
+  const search = `${query}` ? `?${query}` : '';
+  return `${base}files/${encodeURIComponent(field)}/${encodeURIComponent(name)}${search}`;
+}
