@@ -8,11 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { loadConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
 import { useApp, useDatabase } from './helpers/app.js';
@@ -155,6 +157,36 @@ for (const kind of STORE_KINDS) {
         const removal = await fetch(`http://${at}/product/${teapot.id}/`, { method: 'DELETE', headers: admin });
         assert.equal(removal.status, 409, 'an ordered product stays');
       });
+    });
+
+    it("then a product's picture: uploaded with the staff key, downloaded whole and as a thumbnail", async () => {
+      const [serve = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
+      const [walk = ''] = shBlocks('README.md', 'A picture for a product');
+      const variables = variablesOf(serve);
+      const key = (variables.API_KEYS ?? '').split(':')[2];
+      const dir = mkdtempSync(join(tmpdir(), 'restock-readme-picture-'));
+      const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#c44' } })
+        .png()
+        .toBuffer();
+      writeFileSync(join(dir, 'mug.png'), png);
+      try {
+        await serving(ctx.db.url, { ...variables, FILES_DIR: join(dir, 'files') }, async (at) => {
+          // As a reader pastes it after the shop's block: $ADMIN is set.
+          const script = `set -e\nADMIN='Authorization: Bearer ${key}'\n${walk
+            .replaceAll('localhost:3000', at)
+            .replaceAll('curl ', 'curl -sSf ')}`;
+          await run('sh', ['-c', script], { cwd: dir });
+          assert.deepEqual(readFileSync(join(dir, 'mug-copy.png')), png);
+          assert.deepEqual(
+            await sharp(join(dir, 'mug-small.png'))
+              .metadata()
+              .then(({ width, height }) => [width, height]),
+            [100, 100],
+          );
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('then a reset by mail: the link the log shows sets a new password, which signs in', async () => {

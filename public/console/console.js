@@ -6,6 +6,7 @@
 
 import { createAccounts } from './auth.js';
 import { createBatchPanel } from './batch.js';
+import { filePreviews, forgetFiles, useFileFetcher, writeBody } from './files.js';
 import { createSchemaForm, recordSchemas } from './schema-form.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
@@ -147,7 +148,9 @@ async function send(method, path, { body, headers = {}, anonymous = false }, tok
     wire = 'POST';
     sent[OVERRIDE_HEADER] = method;
   }
-  if (body !== undefined) sent['content-type'] = 'application/json';
+  // A form (a write with files) goes as it is: the browser writes its multipart Content-Type.
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) sent['content-type'] = 'application/json';
   const key = anonymous ? '' : (token ?? ui.apiKey.value.trim());
   if (key) sent.authorization = `Bearer ${key}`;
 
@@ -158,7 +161,7 @@ async function send(method, path, { body, headers = {}, anonymous = false }, tok
     response = await fetch(path, {
       method: wire,
       headers: sent,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || form ? body : JSON.stringify(body),
       cache: 'no-store',
     });
     text = await response.text();
@@ -187,6 +190,15 @@ async function send(method, path, { body, headers = {}, anonymous = false }, tok
   }
   return result;
 }
+
+/** A file's bytes, read with the console's credential as any call is, or undefined when refused. */
+async function fetchFile(path) {
+  const token = await accounts.token();
+  const key = token ?? ui.apiKey.value.trim();
+  const response = await fetch(path, { headers: key ? { authorization: `Bearer ${key}` } : {} }).catch(() => undefined);
+  return response?.ok ? response.blob() : undefined;
+}
+useFileFetcher(fetchFile);
 
 /** The indicator that a request is under way, and how many. */
 function setBusy(change) {
@@ -265,7 +277,7 @@ async function start() {
   }
   accounts.knowSchemas();
   if (state.current) {
-    schemaForm.show(state.current);
+    schemaForm.show(state.current, recordPath());
     batchPanel.offer(state.current);
     if (ui.listStatus.dataset.summary === 'true' && state.page) showSummary(state.current);
   }
@@ -295,6 +307,7 @@ function selectFromHash() {
 
 function showCollection(collection) {
   state.current = collection;
+  forgetFiles();
   for (const button of ui.collections.children) {
     button.setAttribute('aria-pressed', String(button.dataset.collection === collection.name));
   }
@@ -540,7 +553,10 @@ function drawTable() {
           link.dataset.key = `link ${row.id} ${column}`;
           cell.append(link);
         } else {
-          cell.textContent = preview(row[column], column === 'updatedAt');
+          const base = state.current.item.replace('{id}', row.id);
+          const files = filePreviews(base, column, row[column], fileSpec(column));
+          if (files) cell.append(files);
+          else cell.textContent = preview(row[column], column === 'updatedAt');
         }
         tr.append(cell);
       }
@@ -566,6 +582,14 @@ function referenceLink(collection, id, record) {
   link.title = `Open ${collection} ${id}`;
   return link;
 }
+
+/** The `x-file` of a field of the collection on screen, from its schema (thumbnail sizes, types). */
+function fileSpec(field) {
+  return state.current.schema?.properties.find(([name]) => name === field)?.[1]['x-file'];
+}
+
+/** The path of the record in the editor, for its files; undefined for a new record. */
+const recordPath = () => state.record && state.current.item.replace('{id}', state.record.id);
 
 function preview(value, isTime) {
   if (value === undefined) return '';
@@ -609,7 +633,7 @@ function showRecord(record, etag) {
   state.record = { id, createdAt, updatedAt, fields, etag: etag ?? undefined };
   ui.editorTitle.textContent = `${capitalize(state.current.singular)} ${id}`;
   ui.json.value = JSON.stringify(fields, null, 2);
-  schemaForm.show(state.current);
+  schemaForm.show(state.current, recordPath());
   ui.save.textContent = 'Save changes';
   ui.delete.hidden = false;
   ui.meta.hidden = false;
@@ -669,10 +693,11 @@ async function save(event) {
   if (!schemaForm.write()) return;
   const fields = readEditor();
   if (!fields) return;
+  const files = schemaForm.uploads();
   const collection = state.current;
   const epoch = state.editorEpoch;
   if (!state.record) {
-    const result = await writing(() => call('POST', collection.create, { body: fields }));
+    const result = await writing(() => call('POST', collection.create, { body: writeBody(fields, files) }));
     if (epoch === state.editorEpoch) {
       if (!result.ok) return refused(result.problem, result.status);
       showRecord(result.data, result.headers.get('etag'));
@@ -684,12 +709,15 @@ async function save(event) {
   }
   const { id, etag } = state.record;
   const patch = mergePatch(state.record.fields, fields);
-  if (Object.keys(patch).length === 0) {
+  if (Object.keys(patch).length === 0 && files.length === 0) {
     showStatus(ui.listStatus, `Nothing changed in ${collection.singular} ${id}.`);
     return;
   }
   const result = await writing(() =>
-    call('PUT', collection.item.replace('{id}', id), { body: patch, headers: etag ? { 'if-match': etag } : {} }),
+    call('PUT', collection.item.replace('{id}', id), {
+      body: writeBody(patch, files),
+      headers: etag ? { 'if-match': etag } : {},
+    }),
   );
   if (epoch !== state.editorEpoch) return;
   if (!result.ok) return refused(result.problem, result.status, id);

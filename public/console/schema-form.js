@@ -4,8 +4,11 @@
  * (`/openapi.json`), with the raw JSON one click away. The editor's textarea stays the
  * record's single source for everything else: the form reads its JSON in and writes the
  * object it builds back to it before a save, so Create and Save send what they would send
- * from the textarea. Plain DOM; values are only ever set as text or as input values.
+ * from the textarea. Plain DOM; values are only ever set as text or as input values. A file
+ * field (`x-file`) is a file picker (./files.js): its files go beside the JSON, as a form.
  */
+
+import { makeFileField } from './files.js';
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -138,8 +141,9 @@ function localDateTime(value) {
  * `{ error }`. An input left as it was shown gives back the value it was shown with,
  * exactly (a date-time's own offset, a number's own digits, an empty string).
  */
-function makeField(name, schema, value, required) {
+function makeField(name, schema, value, required, base) {
   const id = nextId();
+  if (isObject(schema['x-file'])) return makeFileField({ name, schema, value, required, id, element, base });
   const kind = kindOf(schema, value);
   const type = singleType(schema);
   const help = [];
@@ -337,6 +341,8 @@ export function createSchemaForm({ form, textarea, format, onProblem }) {
   /** The JSON the form was last built from: its key order, and the fields the schema does not name. */
   let loaded = {};
   let errors = [];
+  /** The path of the record in the editor (`/product/7/`), for its files; undefined for a new one. */
+  let base;
 
   const formShown = () => schema !== undefined && !raw;
 
@@ -368,7 +374,7 @@ export function createSchemaForm({ form, textarea, format, onProblem }) {
     loaded = value;
     const required = new Set(schema.required);
     fields = schema.properties.map(([name, property]) =>
-      makeField(name, property, Object.hasOwn(value, name) ? value[name] : undefined, required.has(name)),
+      makeField(name, property, Object.hasOwn(value, name) ? value[name] : undefined, required.has(name), base),
     );
     list.replaceChildren(...fields.map((field) => field.wrapper));
     const named = new Set(fields.map((field) => field.name));
@@ -441,10 +447,12 @@ export function createSchemaForm({ form, textarea, format, onProblem }) {
   return {
     /**
      * Shows `collection`'s form (if it has a schema and raw JSON is not chosen), built from
-     * what the textarea holds now: after the editor got other content, or the schemas came.
+     * what the textarea holds now: after the editor got other content, or the schemas came;
+     * `path` is the record's (for its files), undefined for a new record.
      */
-    show(collection) {
+    show(collection, path) {
       schema = collection?.schema;
+      base = path;
       if (schema) legend.textContent = `Fields of the ${collection.singular}`;
       note.textContent = "From the collection's JSON Schema; * marks a required field.";
       if (formShown()) {
@@ -469,6 +477,10 @@ export function createSchemaForm({ form, textarea, format, onProblem }) {
       if (!value) return false;
       textarea.value = JSON.stringify(value, null, 2);
       return true;
+    },
+    /** The files picked in the form's file fields, as [field, File] pairs. */
+    uploads() {
+      return formShown() ? fields.flatMap((field) => field.files?.() ?? []) : [];
     },
     /** Shows each of a problem's `errors[]` beside the field its pointer names. */
     showErrors(list) {
