@@ -125,7 +125,7 @@ export class AccountClient<T extends object> {
     return (await this.#send('GET', '', { ...options, repeatable: true })).json() as Promise<Stored<T>>;
   }
 
-  /** A short-lived token for `?token=` on file downloads (`fileUrl`), where no header can go: `<img src>`. */
+  /** A short-lived token for `fileUrl`'s `token`, where no header goes (`<img src>`). */
   async fileToken(options: RequestOptions = {}): Promise<string> {
     return ((await (await this.#send('POST', 'file-token/', options)).json()) as { token: string }).token;
   }

@@ -137,7 +137,7 @@ export class CollectionClient<
     return this.#one(await this.#transport.send('PUT', this.#path(id), { ...request, body, headers }));
   }
 
-  /** The URL a record's file downloads from, or undefined when the field holds none. */
+  /** A record's file's download URL; `token` from `auth().fileToken()` for `<img src>`. */
   fileUrl(
     record: Pick<SystemFields, 'id'>,
     field: [FilesOf<T>] extends [never] ? string : FilesOf<T>,

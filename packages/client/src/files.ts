@@ -1,9 +1,4 @@
-/**
- * Files: a field whose schema says `x-file` holds each file's metadata; a create or change
- * that gives such a field bytes is sent as multipart/form-data, the other fields as JSON in
- * a part named `record`. Written values are what the field is to hold: a file replaces the
- * one held; an array keeps the files it names and adds the new ones.
- */
+// A write whose file field (`x-file`) holds bytes goes as multipart/form-data, the other fields in `record`.
 import type { FilesOf } from './stored.js';
 
 /** What a record holds of one file. */
@@ -16,12 +11,12 @@ export interface FileMeta {
 
 type Bytes = Blob | ArrayBuffer | ArrayBufferView;
 
-/** A file to send: a `Blob` or `File`, bytes, or bytes with the name and type to send them under. */
+/** A file to send: a `Blob`, bytes, or bytes with a name and type. */
 export type Upload = Bytes | { data: Bytes; name?: string; type?: string };
 
 type Accepting<V> = V extends readonly (infer E)[] ? (E | Upload | null)[] : V | Upload;
 
-/** The fields `W` of a record `T` as a create or change sends them: each file field takes uploads too. */
+/** What a write `W` of `T` sends: its file fields take uploads too. */
 export type WithUploads<W, T> = [FilesOf<T>] extends [never]
   ? W
   : { [K in keyof W]: K extends FilesOf<T> ? Accepting<W[K]> : W[K] };
@@ -33,7 +28,7 @@ function isUpload(value: unknown): value is Upload {
   return isBytes(value) || (typeof value === 'object' && value !== null && isBytes((value as { data?: unknown }).data));
 }
 
-/** The body of a create or change: `fields` as they are, or as a form when a field holds an upload. */
+/** `fields`, or a form when a field holds an upload. */
 export function bodyOf(fields: object): object | FormData {
   const form = new FormData();
   const record: Record<string, unknown> = {};
@@ -43,7 +38,7 @@ export function bodyOf(fields: object): object | FormData {
     const uploads = (many ? value : [value]).filter(isUpload);
     for (const upload of uploads) form.append(field, ...blobOf(upload, field));
     files ||= uploads.length > 0;
-    // An array keeps the files it names beside the new ones; a field given one file is not in the JSON.
+    // An array keeps the files it names beside the new ones.
     if (many) record[field] = value.filter((one) => !isUpload(one));
     else if (uploads.length === 0) record[field] = value;
   }
@@ -60,17 +55,13 @@ function blobOf(upload: Upload, field: string): [Blob, string] {
   return [blob, name ?? (data as Partial<File>).name ?? field];
 }
 
-/** How {@link fileUrl} names a file: another of the field's, a thumbnail, a file token for `<img src>`. */
+/** Which of the field's files (default the first), a thumbnail size (`100x100`), a file token. */
 export interface FileUrlOptions {
-  /** Which of the field's files, when it holds several (default the first). */
   name?: string;
-  /** A thumbnail size the field lists (`100x100`), for an image. */
   thumb?: string;
-  /** A file token (`auth().fileToken()`), where the collection's rules need a signed-in reader. */
   token?: string;
 }
 
-/** The download path of a record's file under `base` (`/products/7/`), or undefined when the field holds none. */
 export function filePath(base: string, record: object, field: string, options: FileUrlOptions): string | undefined {
   const value = (record as Record<string, unknown>)[field];
   const files = (Array.isArray(value) ? value : [value]) as (FileMeta | null | undefined)[];
