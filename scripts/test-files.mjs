@@ -44,6 +44,7 @@ const SHARDS = [
     'console-accounts.browser',
     'console-flows.browser',
     'declared-collections',
+    'files.browser',
     'account-changes',
     'hidden-records',
     'hostile-batches',

@@ -114,6 +114,7 @@ export const TEST_GROUPS = {
     'console-accounts.browser',
     'console-flows.browser',
     'console-shop.browser',
+    'files.browser',
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
