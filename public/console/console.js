@@ -6,7 +6,7 @@
 
 import { createAccounts } from './auth.js';
 import { createBatchPanel } from './batch.js';
-import { filePreviews, forgetFiles, useFileFetcher, writeBody } from './files.js';
+import { filePreviews, filesIn, forgetFiles, useFileFetcher, writeBody } from './files.js';
 import { createSchemaForm, recordSchemas } from './schema-form.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
@@ -484,7 +484,11 @@ function columnsOf(rows) {
       if (!SYSTEM_FIELDS.includes(key) && key !== 'expand') seen.set(key, (seen.get(key) ?? 0) + 1);
     }
   }
-  const fields = [...seen].sort((a, b) => b[1] - a[1]).map(([key]) => key);
+  // Files first (a picture beside the id), then the fields most records have.
+  const files = new Set([...seen.keys()].filter((key) => rows.some((row) => filesIn(row[key]).length > 0)));
+  const fields = [...seen]
+    .sort((a, b) => Number(files.has(b[0])) - Number(files.has(a[0])) || b[1] - a[1])
+    .map(([key]) => key);
   ui.sortFields.replaceChildren(
     ...['id', ...fields, 'createdAt', 'updatedAt'].map((key) =>
       Object.assign(document.createElement('option'), { value: key }),
