@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
-import { withFileComponents, withFilePatches } from './upload-bodies.js';
+import { type JsonSchema, withFileComponents, withFilePatches } from './upload-bodies.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
@@ -18,14 +18,6 @@ const ANY_FIELDS: JsonSchema = {
   additionalProperties: true,
   description: 'Any JSON object; id, createdAt and updatedAt are set by the server and ignored when sent.',
 };
-
-/** A JSON Schema as plain data, for reading the parts of an operator's schema. */
-export interface JsonSchema {
-  [keyword: string]: unknown;
-  properties?: Record<string, unknown>;
-  required?: string[];
-  description?: string;
-}
 
 /** The names a collection's record components are documented under, in `#/components/schemas`. */
 export function componentNames({ singular }: Pick<Collection, 'singular'>) {

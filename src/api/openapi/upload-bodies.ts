@@ -8,7 +8,14 @@
 import type { Collection } from '../../core/collection.js';
 import { type FileField, withFileSchemas } from '../../core/file-fields.js';
 import type { ProblemKind } from '../problem-types.js';
-import type { JsonSchema } from './record-components.js';
+
+/** A JSON Schema as plain data, for reading the parts of an operator's schema (./record-components.ts too). */
+export interface JsonSchema {
+  [keyword: string]: unknown;
+  properties?: Record<string, unknown>;
+  required?: string[];
+  description?: string;
+}
 
 /** What a body with files can break beyond a JSON body's. */
 export const UPLOAD_PROBLEMS: readonly ProblemKind[] = [
