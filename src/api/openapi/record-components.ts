@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
 import { type JsonSchema, withFileComponents, withFilePatches } from './upload-bodies.js';
+
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
 const CREATED_AT = Type.String({ format: 'date-time', description: 'When the record was created (UTC).' });
