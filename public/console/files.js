@@ -144,18 +144,8 @@ export function makeFileField({ name, schema, value, required, id, element, base
       return { value: many ? held.filter((file) => kept.has(file)) : held[0] };
     },
     files: () => [...input.files].map((file) => [name, file]),
-    showProblem(text) {
-      problem.append(...text);
-      problem.hidden = false;
-      input.setAttribute('aria-invalid', 'true');
-      wrapper.classList.add('invalid');
-    },
-    clearProblem() {
-      problem.replaceChildren();
-      problem.hidden = true;
-      input.removeAttribute('aria-invalid');
-      wrapper.classList.remove('invalid');
-    },
+    /** Where the form shows what is wrong with the field. */
+    problem,
   };
 }
 

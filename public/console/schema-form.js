@@ -143,7 +143,10 @@ function localDateTime(value) {
  */
 function makeField(name, schema, value, required, base) {
   const id = nextId();
-  if (isObject(schema['x-file'])) return makeFileField({ name, schema, value, required, id, element, base });
+  if (isObject(schema['x-file'])) {
+    const field = makeFileField({ name, schema, value, required, id, element, base });
+    return { ...field, ...problemMarks(field.input, field.wrapper, field.problem) };
+  }
   const kind = kindOf(schema, value);
   const type = singleType(schema);
   const help = [];
@@ -295,22 +298,29 @@ function makeField(name, schema, value, required, base) {
       wrapper,
       /** `{ value }`, `{}` (left out) or `{ error }`; unchanged, exactly what was shown. */
       read: () => (state() === shownAs ? (value === undefined ? {} : { value }) : read()),
-      showProblem(text) {
-        problem.append(problem.hasChildNodes() ? element('br') : '', ...text);
-        problem.hidden = false;
-        input.setAttribute('aria-invalid', 'true');
-        wrapper.classList.add('invalid');
-      },
-      clearProblem() {
-        problem.replaceChildren();
-        problem.hidden = true;
-        input.removeAttribute('aria-invalid');
-        wrapper.classList.remove('invalid');
-      },
+      ...problemMarks(input, wrapper, problem),
     };
   }
 
   return finish();
+}
+
+/** A field's problem, shown in `problem` beside `input` (the field's `wrapper` marked), and cleared. */
+function problemMarks(input, wrapper, problem) {
+  return {
+    showProblem(text) {
+      problem.append(problem.hasChildNodes() ? element('br') : '', ...text);
+      problem.hidden = false;
+      input.setAttribute('aria-invalid', 'true');
+      wrapper.classList.add('invalid');
+    },
+    clearProblem() {
+      problem.replaceChildren();
+      problem.hidden = true;
+      input.removeAttribute('aria-invalid');
+      wrapper.classList.remove('invalid');
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
