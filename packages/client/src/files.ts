@@ -30,20 +30,20 @@ function isUpload(value: unknown): value is Upload {
 
 /** `fields`, or a form when a field holds an upload. */
 export function bodyOf(fields: object): object | FormData {
-  const form = new FormData();
   const record: Record<string, unknown> = {};
-  let files = false;
+  const parts: [string, Upload][] = [];
   for (const [field, value] of Object.entries(fields)) {
     const many = Array.isArray(value);
     const uploads = (many ? value : [value]).filter(isUpload);
-    for (const upload of uploads) form.append(field, ...blobOf(upload, field));
-    files ||= uploads.length > 0;
+    parts.push(...uploads.map((upload): [string, Upload] => [field, upload]));
     // An array keeps the files it names beside the new ones.
     if (many) record[field] = value.filter((one) => !isUpload(one));
     else if (uploads.length === 0) record[field] = value;
   }
-  if (!files) return fields;
+  if (parts.length === 0) return fields;
+  const form = new FormData();
   form.append('record', JSON.stringify(record));
+  for (const [field, upload] of parts) form.append(field, ...blobOf(upload, field));
   return form;
 }
 
@@ -62,6 +62,7 @@ export interface FileUrlOptions {
   token?: string;
 }
 
+/** The path of a record's file under `base` (`/products/7/`), if the field holds one. */
 export function filePath(base: string, record: object, field: string, options: FileUrlOptions): string | undefined {
   const value = (record as Record<string, unknown>)[field];
   const files = (Array.isArray(value) ? value : [value]) as (FileMeta | null | undefined)[];
