@@ -91,8 +91,14 @@ for (const kind of STORE_KINDS) {
         assert.equal(changed.picture?.type, 'image/jpeg');
         assert.notEqual(changed.picture?.name, mug.picture?.name);
 
-        // A JSON change leaves the picture as it is.
+        // A JSON change leaves the picture as it is, or keeps it by name.
         assert.deepEqual((await products.update(changed, { price: 10 })).picture, changed.picture);
+        const byName = await fetch(`${origin}/product/${mug.id}/`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ picture: changed.picture?.name }),
+        });
+        assert.deepEqual([byName.status, ((await byName.json()) as Product).picture], [200, changed.picture]);
 
         // A PNG said to be a JPEG is refused, and nothing of the change is kept.
         const refused = await products

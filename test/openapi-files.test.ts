@@ -56,9 +56,14 @@ describe('files in the OpenAPI document', () => {
     assert.deepEqual(picture.required, META);
     const attachments = Order?.properties?.attachments as Schema;
     assert.deepEqual([attachments.type, attachments.maxItems, attachments.items?.required], ['array', 3, META]);
-    assert.deepEqual(ProductPatch?.properties?.picture?.anyOf?.[1], { type: 'null' });
+    const types = (schemas: Schema[] | undefined) => schemas?.map((schema) => schema.type);
+    assert.deepEqual(types(ProductPatch?.properties?.picture?.anyOf), ['object', 'string', 'null'], 'kept by name');
     const kept = OrderPatch?.properties?.attachments?.anyOf?.[0] as Schema;
-    assert.deepEqual(kept.items?.anyOf?.[1], { type: 'null' }, 'an element set to null removes that file');
+    assert.deepEqual(
+      types(kept.items?.anyOf),
+      ['object', 'string', 'null'],
+      'an element set to null removes that file',
+    );
   });
 
   it('takes multipart/form-data on the creates and merges of collections with file fields', () => {

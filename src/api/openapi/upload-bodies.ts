@@ -44,9 +44,13 @@ export function withFileComponents(document: JsonSchema, files: readonly FileFie
   return { ...stored, properties };
 }
 
+/** A file the record holds, named by its `name` alone in place of its metadata. */
+const HELD_NAME = { type: 'string', description: 'The name of a file the record holds, which it keeps.' };
+const NULL = { type: 'null' };
+
 /**
- * A merge patch's file fields: a file value the record holds, or null to remove it; in an
- * array, an element set to null removes that file (the array is otherwise kept as sent).
+ * A merge patch's file fields: a file the record holds (its metadata, or its name), or null
+ * to remove it; in an array, an element set to null removes that file.
  */
 export function withFilePatches(patch: JsonSchema, sent: JsonSchema, files: readonly FileField[]): JsonSchema {
   if (files.length === 0 || !patch.properties) return patch;
@@ -54,8 +58,10 @@ export function withFilePatches(patch: JsonSchema, sent: JsonSchema, files: read
   for (const { name, maxFiles } of files) {
     const value = sent.properties?.[name] as JsonSchema | undefined;
     if (!value) continue;
-    const kept = maxFiles === 1 ? value : { ...value, items: { anyOf: [value.items, { type: 'null' }] } };
-    properties[name] = { anyOf: [kept, { type: 'null' }] };
+    properties[name] =
+      maxFiles === 1
+        ? { anyOf: [value, HELD_NAME, NULL] }
+        : { anyOf: [{ ...value, items: { anyOf: [value.items, HELD_NAME, NULL] } }, NULL] };
   }
   return { ...patch, properties };
 }
