@@ -32,6 +32,8 @@ export const TEST_GROUPS = {
     'group-commit',
     'durability',
     'postgres',
+    'file-reaper',
+    'file-sweep',
   ],
   hostile: [
     'hostile-input',

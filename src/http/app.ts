@@ -10,11 +10,14 @@ import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { mailAvailable } from '../records/mail/index.js';
+import type { FileStorage } from '../store/files/file-storage.js';
+import { openFileStorage } from '../store/files/open-file-storage.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
 import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
+import { fileUpkeep } from './plugins/file-upkeep.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
@@ -31,6 +34,8 @@ export interface AppOptions {
   config: Config;
   /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
   store?: Store;
+  /** File storage to use instead of opening the one the settings name (when a collection has file fields); the caller then closes it. */
+  files?: FileStorage;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: LogStream;
   /** How often the event loop delay is measured for load shedding (default 1000 ms). */
@@ -61,9 +66,13 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   const accounts = await openAccounts(config, catalog, store);
   // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
   const providers = providersByCollection(config.authProviders, catalog);
+  // Only a catalog with file fields holds file storage (and its reaper and sweep).
+  const fileCollections = catalog.collections.filter((collection) => collection.files.length > 0);
+  const files = fileCollections.length === 0 ? undefined : (options.files ?? (await openFileStorage(config)));
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
+  if (files && !options.files) app.addHook('onClose', () => files.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
@@ -103,6 +112,10 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(plugins.metrics, { store });
   const drain = mailDrainOf(app, config, catalog, store);
   app.register(mail, { outbox: store.mail, drain });
+  if (files) {
+    const graceMs = config.filesSweepGraceSeconds * 1000;
+    app.register(fileUpkeep, { store, storage: files, collections: fileCollections, graceMs });
+  }
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });

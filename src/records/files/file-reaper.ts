@@ -1,0 +1,171 @@
+/**
+ * The reaper: removes a record's old files once the change that left them behind has
+ * committed. It follows each file collection's change log (written in the write's own
+ * transaction) from a place the store keeps, and moves that place on only after the files
+ * are removed: a crash between the two removes them again at the next start, which is no
+ * harm, and never forgets one. An update removes the files its previous fields named and
+ * its new ones do not; a delete (alone, in a batch, or by a cascade, each logged alike)
+ * removes every file the record named, each with its thumbnails.
+ *
+ * Every instance may run it: they read the same changes and remove the same files (a key
+ * already gone is no error), and the place never moves back. It wakes when changes commit
+ * (the store's watch) and looks on its own now and then, in case a wake was lost.
+ */
+import type { Collection } from '../../core/collection.js';
+import { fileNamesOf } from '../../core/file-fields.js';
+import type { Change, ChangeLog } from '../../store/change-log-model.js';
+import type { FileUpkeep } from '../../store/file-upkeep-model.js';
+import type { FileStorage } from '../../store/files/file-storage.js';
+import { storedKeysOf } from './stored-names.js';
+
+export interface ReaperLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface FileReaperOptions {
+  readonly changes: Pick<ChangeLog, 'read' | 'bounds' | 'watch'>;
+  readonly upkeep: Pick<FileUpkeep, 'reaped' | 'advance'>;
+  readonly storage: Pick<FileStorage, 'remove'>;
+  /** The collections with file fields. */
+  readonly collections: readonly Collection[];
+  readonly log: ReaperLog;
+  /** How long after a failure (the storage or the database unreachable) it tries again. */
+  readonly retryMs?: number;
+  /** How often it looks without being woken. */
+  readonly pollMs?: number;
+  /** Changes read at once. */
+  readonly pageSize?: number;
+}
+
+export class FileReaper {
+  /** Each collection's place as this process last knew it; read from the store at its first look. */
+  private readonly positions = new Map<string, number>();
+  private readonly pending = new Set<string>();
+  private readonly byPlural: Map<string, Collection>;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private retryAt = 0;
+  private poll: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
+
+  constructor(private readonly options: FileReaperOptions) {
+    this.byPlural = new Map(options.collections.map((collection) => [collection.plural, collection]));
+  }
+
+  start(): void {
+    if (this.unwatch || this.stopped) return;
+    this.unwatch = this.options.changes.watch((collection) => this.wake(collection));
+    this.poll = setInterval(() => this.wake(), this.options.pollMs ?? 60_000).unref();
+    this.wake();
+  }
+
+  /** Changes of `collection` (of every collection when absent) may have committed: look. */
+  wake(collection?: string): void {
+    if (this.stopped) return;
+    if (collection === undefined) for (const plural of this.byPlural.keys()) this.pending.add(plural);
+    else if (this.byPlural.has(collection)) this.pending.add(collection);
+    else return;
+    // After a failure, wakes wait for the retry (SQLite's watch wakes every few milliseconds).
+    if (this.running || Date.now() < this.retryAt) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.pending.size > 0) this.wake([...this.pending][0]);
+    });
+  }
+
+  /** Stops looking; resolves once the pass under way is over (what it left is done at the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unwatch?.();
+    clearInterval(this.poll);
+    clearTimeout(this.retry);
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    for (const plural of this.pending) {
+      if (this.stopped) return;
+      this.pending.delete(plural);
+      try {
+        await this.reap(this.byPlural.get(plural) as Collection);
+      } catch (error) {
+        const retryMs = this.options.retryMs ?? 5000;
+        this.options.log.warn(
+          { err: error, collection: plural },
+          'file reaper: removing old files failed; trying again',
+        );
+        this.pending.add(plural);
+        this.retryAt = Date.now() + retryMs;
+        clearTimeout(this.retry);
+        this.retry = setTimeout(() => this.wake(plural), retryMs).unref();
+        return;
+      }
+    }
+  }
+
+  /** Removes the old files of every change of `collection` past its place, a page at a time. */
+  private async reap(collection: Collection): Promise<void> {
+    const { changes, upkeep, storage, log } = this.options;
+    const plural = collection.plural;
+    const pageSize = this.options.pageSize ?? 1000;
+    let position = this.positions.get(plural) ?? (await this.firstLook(plural));
+    for (;;) {
+      const page = await changes.read(plural, position, pageSize);
+      const last = page.at(-1)?.seq;
+      if (last === undefined || this.stopped) return;
+      // Another instance may have done this page already.
+      const done = await upkeep.reaped(plural);
+      if (done >= last) {
+        position = done;
+        this.positions.set(plural, position);
+        continue;
+      }
+      const first = (page[0] as Change).seq;
+      if (first > position + 1) this.trimmed(plural, position + 1, first - 1);
+      const keys = page.flatMap((change) => storedKeysOf(plural, staleNames(change, collection)));
+      if (keys.length > 0) await storage.remove(keys);
+      await upkeep.advance(plural, last);
+      if (keys.length > 0) log.info({ collection: plural, files: keys.length / 2, through: last }, 'old files removed');
+      position = last;
+      this.positions.set(plural, position);
+      if (page.length < pageSize) return;
+    }
+  }
+
+  /** The stored place of `plural`; where the log has forgotten every change after it, the log's end. */
+  private async firstLook(plural: string): Promise<number> {
+    const { changes, upkeep } = this.options;
+    const position = await upkeep.reaped(plural);
+    const bounds = await changes.bounds(plural);
+    if (bounds.first > bounds.last && bounds.last > position) {
+      this.trimmed(plural, position + 1, bounds.last);
+      await upkeep.advance(plural, bounds.last);
+      return bounds.last;
+    }
+    return position;
+  }
+
+  private trimmed(collection: string, from: number, to: number): void {
+    this.options.log.warn(
+      { collection, from, to },
+      'file reaper: the change log no longer holds these changes; the sweep removes the files they left',
+    );
+  }
+}
+
+/** The files a change left behind: those a delete's record named, or an update's previous fields and not its new ones. */
+export function staleNames(change: Change, collection: Pick<Collection, 'files'>): string[] {
+  if (change.kind === 'created') return [];
+  const now = fileNamesOf(fieldsOf(change.record.data), collection.files);
+  if (change.kind === 'deleted') return now;
+  if (change.previous === undefined) return [];
+  const kept = new Set(now);
+  return fileNamesOf(fieldsOf(change.previous), collection.files).filter((name) => !kept.has(name));
+}
+
+function fieldsOf(json: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(json);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
