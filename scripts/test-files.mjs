@@ -96,6 +96,7 @@ const SHARDS = [
     'client-calls',
     'docs-page.browser',
     'fair-hashing',
+    'file-commands',
     'generated-client',
     'hostile-records',
     'idempotent-passwords',

@@ -63,6 +63,7 @@ export const TEST_GROUPS = {
     'env-file',
     'metrics',
     'backup',
+    'file-commands',
     'record-reader',
   ],
   service: [

@@ -10,6 +10,11 @@ import { fileKey, thumbsOf } from '../../store/files/file-keys.js';
 /** A name restock could have made: no separator, no leading dot (so never `.` or `..`). */
 const STORED_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** Whether `name` is one restock could have stored (and so safe to join to a folder). */
+export function isStoredName(name: string): boolean {
+  return STORED_NAME.test(name);
+}
+
 /** The keys that removing `names` of `collection` removes: each file and its thumbnails' folder. */
 export function storedKeysOf(collection: string, names: readonly string[]): string[] {
   return names
