@@ -34,7 +34,7 @@ export interface AppOptions {
   config: Config;
   /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
   store?: Store;
-  /** File storage to use instead of opening the one the settings name (when a collection has file fields); the caller then closes it. */
+  /** File storage to use instead of the one the settings name (when a collection has file fields); the caller closes it. */
   files?: FileStorage;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: LogStream;
@@ -66,14 +66,15 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   const accounts = await openAccounts(config, catalog, store);
   // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
   const providers = providersByCollection(config.authProviders, catalog);
-  // Only a catalog with file fields holds file storage (and its reaper and sweep).
-  const fileCollections = catalog.collections.filter((collection) => collection.files.length > 0);
-  const files = fileCollections.length === 0 ? undefined : (options.files ?? (await openFileStorage(config)));
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
-  if (files && !options.files) app.addHook('onClose', () => files.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  const fileStorage = catalog.collections.some((collection) => collection.files.length > 0)
+    ? (options.files ?? (await openFileStorage(config)))
+    : undefined;
+  if (fileStorage && !options.files) app.addHook('onClose', () => fileStorage.close());
+  const files = fileStorage && { storage: fileStorage, maxPixels: config.filesMaxPixels };
 
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
@@ -103,6 +104,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     maxFieldNameLength: config.maxFieldNameLength,
     maxRecordFields: config.maxRecordFields,
   });
+  app.register(plugins.multipartBody);
   app.register(openApi, {
     catalog,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0, tokens: accounts !== undefined },
@@ -112,16 +114,18 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(plugins.metrics, { store });
   const drain = mailDrainOf(app, config, catalog, store);
   app.register(mail, { outbox: store.mail, drain });
-  if (files) {
+  if (fileStorage) {
+    // Only a catalog with file fields holds file storage, and so a reaper and a sweep.
+    const collections = catalog.collections.filter((collection) => collection.files.length > 0);
     const graceMs = config.filesSweepGraceSeconds * 1000;
-    app.register(fileUpkeep, { store, storage: files, collections: fileCollections, graceMs });
+    app.register(fileUpkeep, { store, storage: fileStorage, collections, graceMs });
   }
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
-  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, files, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;
