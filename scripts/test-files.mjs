@@ -70,6 +70,7 @@ const SHARDS = [
     'deep-cascades',
     'env-file',
     'file-sweep',
+    'file-life-cycle',
     'floors',
     'account-home',
     'catalog-lookups',

@@ -34,6 +34,7 @@ export const TEST_GROUPS = {
     'postgres',
     'file-reaper',
     'file-sweep',
+    'file-life-cycle',
   ],
   hostile: [
     'hostile-input',

@@ -6,8 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Collection } from '../../core/collection.js';
-import { FileReaper } from '../../records/files/file-reaper.js';
-import { sweepFiles } from '../../records/files/file-sweep.js';
+import { FileReaper, sweepFiles } from '../../records/files/index.js';
 import type { FileStorage } from '../../store/files/file-storage.js';
 import type { Store } from '../../store/store.js';
 import { registerSweep } from '../routes/sweep.js';
