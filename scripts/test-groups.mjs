@@ -56,6 +56,7 @@ export const TEST_GROUPS = {
     'crash',
     'batch-crash',
     'mail-crash',
+    'file-crash',
     'processes',
     'concurrent-merges',
     'cli',
