@@ -32,9 +32,6 @@ export const TEST_GROUPS = {
     'group-commit',
     'durability',
     'postgres',
-    'file-reaper',
-    'file-sweep',
-    'file-life-cycle',
   ],
   hostile: [
     'hostile-input',
@@ -56,7 +53,6 @@ export const TEST_GROUPS = {
     'crash',
     'batch-crash',
     'mail-crash',
-    'file-crash',
     'processes',
     'concurrent-merges',
     'cli',
@@ -65,7 +61,6 @@ export const TEST_GROUPS = {
     'env-file',
     'metrics',
     'backup',
-    'file-commands',
     'record-reader',
   ],
   service: [
@@ -120,7 +115,15 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
-  files: ['file-uploads', 'file-refusals'],
+  files: [
+    'file-uploads',
+    'file-refusals',
+    'file-reaper',
+    'file-sweep',
+    'file-life-cycle',
+    'file-commands',
+    'file-crash',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */
