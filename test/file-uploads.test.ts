@@ -147,7 +147,9 @@ for (const kind of STORE_KINDS) {
     });
 
     it('holds a batch to what JSON may say of files: keep, remove, never name a new one', async () => {
-      const created = body(await upload('sam', 'POST', '/product/', { picture: await picture('kept.png') }, { name: 'K' }));
+      const created = body(
+        await upload('sam', 'POST', '/product/', { picture: await picture('kept.png') }, { name: 'K' }),
+      );
       const held = created.picture as FileMeta;
       const batch = (operations: unknown[]) =>
         ctx.app.inject({ method: 'POST', url: '/batch/', payload: operations, headers: headersOf(shop, 'sam') });

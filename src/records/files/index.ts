@@ -7,7 +7,7 @@
 export { FileReaper, type FileReaperOptions } from './file-reaper.js';
 export { FileRefusal } from './file-refusal.js';
 export { type FileSweepOptions, sweepFiles } from './file-sweep.js';
-export { IMAGE_TYPES } from './file-types.js';
+export { IMAGE_TYPES, type SentFile } from './file-types.js';
 export { createdFiles, filesResolver, type Upload } from './file-values.js';
-export { discardStaged, type SentFile, type StagedFile, stageFile } from './staging.js';
+export { discardStaged, type StagedFile, stageFile } from './staging.js';
 export { type FileSettings, uploadsFingerprint, withStoredUploads } from './stored-uploads.js';
