@@ -19,13 +19,18 @@ import { photoSchemas, storeFile } from './helpers/file-fixtures.js';
 import { runCommand } from './helpers/server.js';
 import { sqliteKind } from './helpers/stores.js';
 
+/** A SQLite database of photos, its files in a folder of their own, and the environment a command needs for both. */
+async function photosDatabase() {
+  const db = await sqliteKind.create();
+  const schemas = photoSchemas();
+  const filesDir = mkdtempSync(join(tmpdir(), 'restock-files-'));
+  const env = { DATABASE_URL: db.url, SCHEMAS: schemas, FILES_DIR: filesDir };
+  return { db, schemas, filesDir, storage: folderStorage(filesDir), env };
+}
+
 describe('the commands and files', () => {
   it('backup copies the files its copy names beside it; export writes their metadata only', async () => {
-    const db = await sqliteKind.create();
-    const schemas = photoSchemas();
-    const filesDir = mkdtempSync(join(tmpdir(), 'restock-files-'));
-    const storage = folderStorage(filesDir);
-    const env = { DATABASE_URL: db.url, SCHEMAS: schemas, FILES_DIR: filesDir };
+    const { db, schemas, filesDir, storage, env } = await photosDatabase();
     try {
       const store = await openStore(db.url, loadCatalog(defaultConfig({ databaseUrl: db.url, schemas })));
       const [image, a, b, orphan] = await Promise.all([
@@ -66,11 +71,7 @@ describe('the commands and files', () => {
   });
 
   it('import refuses a record naming a file the storage lacks, by its line, and takes it once the file is there', async () => {
-    const db = await sqliteKind.create();
-    const schemas = photoSchemas();
-    const filesDir = mkdtempSync(join(tmpdir(), 'restock-files-'));
-    const storage = folderStorage(filesDir);
-    const env = { DATABASE_URL: db.url, SCHEMAS: schemas, FILES_DIR: filesDir };
+    const { db, storage, env } = await photosDatabase();
     try {
       const there = await storeFile(storage, 'photos');
       const elsewhere = folderStorage(mkdtempSync(join(tmpdir(), 'restock-files-')));

@@ -16,7 +16,7 @@ import { defaultConfig } from '../src/config/index.js';
 import type { FileMeta } from '../src/core/file-fields.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
-import { sweepFiles } from '../src/records/files/file-sweep.js';
+import { FileReaper, sweepFiles } from '../src/records/files/index.js';
 import { fileKey, thumbKey, thumbsOf } from '../src/store/files/file-keys.js';
 import type { FileStorage } from '../src/store/files/file-storage.js';
 import { folderStorage } from '../src/store/files/folder-storage.js';
@@ -61,6 +61,8 @@ for (const kind of STORE_KINDS) {
 
     const threeFiles = async () =>
       (await Promise.all([1, 2, 3].map(() => storeFile(storage, 'photos', '10x10')))) as [FileMeta, FileMeta, FileMeta];
+    const fileCollections = () =>
+      loadCatalog(config(db)).collections.filter((collection) => collection.files.length > 0);
     const photos = () => store.collection('photos');
     const photo = async (fields: Record<string, unknown>) => (await photos().create(JSON.stringify(fields))).id;
 
@@ -152,9 +154,44 @@ for (const kind of STORE_KINDS) {
         'the reaper says it skipped changes',
       );
       assert.ok(await holds(storage, fileKey('photos', lost.name)), 'the reaper could not know this file');
-      const collections = [loadCatalog(config(db)).byPlural('photos')].filter((collection) => collection !== undefined);
-      assert.ok((await sweepFiles({ upkeep: store.fileUpkeep, storage, collections, graceMs: 0 })) >= 1);
+      assert.ok(
+        (await sweepFiles({ upkeep: store.fileUpkeep, storage, collections: fileCollections(), graceMs: 0 })) >= 1,
+      );
       assert.equal(await holds(storage, fileKey('photos', lost.name)), false);
+    });
+
+    it('tries a failed removal again, and moves its place on only once it is done', async () => {
+      await app.close();
+      const file = await storeFile(storage, 'photos');
+      await photos().remove(await photo({ image: file }));
+      const before = await store.fileUpkeep.reaped('photos');
+      let calls = 0;
+      const flaky = {
+        async remove(keys: readonly string[]) {
+          if (calls++ === 0) throw new Error('the storage is down');
+          assert.equal(await store.fileUpkeep.reaped('photos'), before, 'not moved past what failed');
+          await storage.remove(keys);
+        },
+      };
+      const warnings: string[] = [];
+      const log = { info() {}, warn: (_: object, message: string) => warnings.push(message) };
+      const reaper = new FileReaper({
+        changes: store.changes,
+        upkeep: store.fileUpkeep,
+        storage: flaky,
+        collections: fileCollections(),
+        log,
+        retryMs: 50,
+      });
+      reaper.start();
+      try {
+        await gone(storage, [fileKey('photos', file.name)]);
+      } finally {
+        await reaper.stop();
+      }
+      assert.deepEqual(warnings, ['file reaper: removing old files failed; trying again']);
+      assert.ok((await store.fileUpkeep.reaped('photos')) > before);
+      await start();
     });
 
     it('keeps its place moving forward only, whichever instance writes it', async () => {

@@ -38,16 +38,26 @@ export interface FileReaperOptions {
   readonly pageSize?: number;
 }
 
+/**
+ * The least time between two passes: SQLite's watch wakes every few milliseconds and
+ * PostgreSQL's at every commit, and removing old files a fifth of a second later costs
+ * nothing, where reading every log that often would.
+ */
+const PASS_GAP_MS = 200;
+
 export class FileReaper {
   /** Each collection's place as this process last knew it; read from the store at its first look. */
   private readonly positions = new Map<string, number>();
+  /** The collections to look at in the next pass. */
   private readonly pending = new Set<string>();
   private readonly byPlural: Map<string, Collection>;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private lastPass = 0;
+  /** After a failure (storage or database unreachable), no pass before this. */
   private retryAt = 0;
   private poll: NodeJS.Timeout | undefined;
-  private retry: NodeJS.Timeout | undefined;
+  private later: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
 
   constructor(private readonly options: FileReaperOptions) {
@@ -63,16 +73,9 @@ export class FileReaper {
 
   /** Changes of `collection` (of every collection when absent) may have committed: look. */
   wake(collection?: string): void {
-    if (this.stopped) return;
     if (collection === undefined) for (const plural of this.byPlural.keys()) this.pending.add(plural);
     else if (this.byPlural.has(collection)) this.pending.add(collection);
-    else return;
-    // After a failure, wakes wait for the retry (SQLite's watch wakes every few milliseconds).
-    if (this.running || Date.now() < this.retryAt) return;
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.pending.size > 0) this.wake([...this.pending][0]);
-    });
+    this.schedule();
   }
 
   /** Stops looking; resolves once the pass under way is over (what it left is done at the next start). */
@@ -80,26 +83,42 @@ export class FileReaper {
     this.stopped = true;
     this.unwatch?.();
     clearInterval(this.poll);
-    clearTimeout(this.retry);
+    clearTimeout(this.later);
     await this.running;
   }
 
-  private async drain(): Promise<void> {
-    for (const plural of this.pending) {
+  /** Starts a pass over what is pending: now, or once the gap since the last (or the retry's wait) is over. */
+  private schedule(): void {
+    if (this.stopped || this.running || this.later || this.pending.size === 0) return;
+    const wait = Math.max(this.retryAt, this.lastPass + PASS_GAP_MS) - Date.now();
+    if (wait > 0) {
+      this.later = setTimeout(() => {
+        this.later = undefined;
+        this.schedule();
+      }, wait).unref();
+      return;
+    }
+    this.lastPass = Date.now();
+    const plurals = [...this.pending];
+    this.pending.clear();
+    this.running = this.pass(plurals).finally(() => {
+      this.running = undefined;
+      this.schedule();
+    });
+  }
+
+  private async pass(plurals: readonly string[]): Promise<void> {
+    for (const [index, plural] of plurals.entries()) {
       if (this.stopped) return;
-      this.pending.delete(plural);
       try {
         await this.reap(this.byPlural.get(plural) as Collection);
       } catch (error) {
-        const retryMs = this.options.retryMs ?? 5000;
         this.options.log.warn(
           { err: error, collection: plural },
           'file reaper: removing old files failed; trying again',
         );
-        this.pending.add(plural);
-        this.retryAt = Date.now() + retryMs;
-        clearTimeout(this.retry);
-        this.retry = setTimeout(() => this.wake(plural), retryMs).unref();
+        for (const left of plurals.slice(index)) this.pending.add(left);
+        this.retryAt = Date.now() + (this.options.retryMs ?? 5000);
         return;
       }
     }
@@ -110,7 +129,11 @@ export class FileReaper {
     const { changes, upkeep, storage, log } = this.options;
     const plural = collection.plural;
     const pageSize = this.options.pageSize ?? 1000;
-    let position = this.positions.get(plural) ?? (await this.firstLook(plural));
+    let position = this.positions.get(plural);
+    if (position === undefined) {
+      position = await this.firstLook(plural);
+      this.positions.set(plural, position);
+    }
     for (;;) {
       const page = await changes.read(plural, position, pageSize);
       const last = page.at(-1)?.seq;
