@@ -179,7 +179,7 @@ for (const kind of STORE_KINDS) {
         changes: store.changes,
         upkeep: store.fileUpkeep,
         storage: flaky,
-        collections: fileCollections(),
+        catalog: loadCatalog(config(db)),
         log,
         retryMs: 50,
       });

@@ -116,9 +116,8 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(mail, { outbox: store.mail, drain });
   if (fileStorage) {
     // Only a catalog with file fields holds file storage, and so a reaper and a sweep.
-    const collections = catalog.collections.filter((collection) => collection.files.length > 0);
     const graceMs = config.filesSweepGraceSeconds * 1000;
-    app.register(fileUpkeep, { store, storage: fileStorage, collections, graceMs });
+    app.register(fileUpkeep, { store, storage: fileStorage, catalog, graceMs });
   }
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Collection } from '../../core/collection.js';
+import type { Catalog } from '../../core/catalog.js';
 import { FileReaper, sweepFiles } from '../../records/files/index.js';
 import type { FileStorage } from '../../store/files/file-storage.js';
 import type { Store } from '../../store/store.js';
@@ -17,20 +17,21 @@ export const FILE_SWEEP_MS = 3_600_000;
 export interface FileUpkeepOptions {
   store: Pick<Store, 'changes' | 'fileUpkeep'>;
   storage: FileStorage;
-  /** The collections with file fields (at least one). */
-  collections: readonly Collection[];
+  /** The collections, some with file fields. */
+  catalog: Catalog;
   /** How old a stored file no record names must be before the sweep removes it. */
   graceMs: number;
 }
 
 export const fileUpkeep = fp(keepFiles, { name: 'restock-file-upkeep', fastify: '5.x' });
 
-async function keepFiles(app: FastifyInstance, { store, storage, collections, graceMs }: FileUpkeepOptions) {
+async function keepFiles(app: FastifyInstance, { store, storage, catalog, graceMs }: FileUpkeepOptions) {
+  const collections = catalog.collections.filter((collection) => collection.files.length > 0);
   const reaper = new FileReaper({
     changes: store.changes,
     upkeep: store.fileUpkeep,
     storage,
-    collections,
+    catalog,
     log: app.log,
   });
   app.addHook('onReady', async () => reaper.start());

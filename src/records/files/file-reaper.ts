@@ -11,6 +11,7 @@
  * already gone is no error), and the place never moves back. It wakes when changes commit
  * (the store's watch) and looks on its own now and then, in case a wake was lost.
  */
+import type { Catalog } from '../../core/catalog.js';
 import type { Collection } from '../../core/collection.js';
 import { fileNamesOf } from '../../core/file-fields.js';
 import type { Change, ChangeLog } from '../../store/change-log-model.js';
@@ -27,8 +28,8 @@ export interface FileReaperOptions {
   readonly changes: Pick<ChangeLog, 'read' | 'bounds' | 'watch'>;
   readonly upkeep: Pick<FileUpkeep, 'reaped' | 'advance'>;
   readonly storage: Pick<FileStorage, 'remove'>;
-  /** The collections with file fields. */
-  readonly collections: readonly Collection[];
+  /** The collections: those with file fields are followed. */
+  readonly catalog: Pick<Catalog, 'collections' | 'byPlural'>;
   readonly log: ReaperLog;
   /** How long after a failure (the storage or the database unreachable) it tries again. */
   readonly retryMs?: number;
@@ -47,10 +48,11 @@ const PASS_GAP_MS = 200;
 
 export class FileReaper {
   /** Each collection's place as this process last knew it; read from the store at its first look. */
-  private readonly positions = new Map<string, number>();
+  private readonly positions = new Map<Collection, number>();
   /** The collections to look at in the next pass. */
-  private readonly pending = new Set<string>();
-  private readonly byPlural: Map<string, Collection>;
+  private readonly pending = new Set<Collection>();
+  /** The collections with file fields. */
+  private readonly followed: readonly Collection[];
   private running: Promise<void> | undefined;
   private stopped = false;
   private lastPass = 0;
@@ -61,7 +63,7 @@ export class FileReaper {
   private unwatch: (() => void) | undefined;
 
   constructor(private readonly options: FileReaperOptions) {
-    this.byPlural = new Map(options.collections.map((collection) => [collection.plural, collection]));
+    this.followed = options.catalog.collections.filter((collection) => collection.files.length > 0);
   }
 
   start(): void {
@@ -72,9 +74,13 @@ export class FileReaper {
   }
 
   /** Changes of `collection` (of every collection when absent) may have committed: look. */
-  wake(collection?: string): void {
-    if (collection === undefined) for (const plural of this.byPlural.keys()) this.pending.add(plural);
-    else if (this.byPlural.has(collection)) this.pending.add(collection);
+  wake(plural?: string): void {
+    if (plural === undefined) {
+      for (const collection of this.followed) this.pending.add(collection);
+    } else {
+      const collection = this.options.catalog.byPlural(plural);
+      if (collection && collection.files.length > 0) this.pending.add(collection);
+    }
     this.schedule();
   }
 
@@ -99,25 +105,26 @@ export class FileReaper {
       return;
     }
     this.lastPass = Date.now();
-    const plurals = [...this.pending];
+    const collections = [...this.pending];
     this.pending.clear();
-    this.running = this.pass(plurals).finally(() => {
+    this.running = this.pass(collections).finally(() => {
       this.running = undefined;
       this.schedule();
     });
   }
 
-  private async pass(plurals: readonly string[]): Promise<void> {
-    for (const [index, plural] of plurals.entries()) {
+  private async pass(collections: readonly Collection[]): Promise<void> {
+    for (const [index, collection] of collections.entries()) {
       if (this.stopped) return;
       try {
-        await this.reap(this.byPlural.get(plural) as Collection);
+        await this.reap(collection);
       } catch (error) {
+        const plural = collection.plural;
         this.options.log.warn(
           { err: error, collection: plural },
           'file reaper: removing old files failed; trying again',
         );
-        for (const left of plurals.slice(index)) this.pending.add(left);
+        for (const left of collections.slice(index)) this.pending.add(left);
         this.retryAt = Date.now() + (this.options.retryMs ?? 5000);
         return;
       }
@@ -129,10 +136,10 @@ export class FileReaper {
     const { changes, upkeep, storage, log } = this.options;
     const plural = collection.plural;
     const pageSize = this.options.pageSize ?? 1000;
-    let position = this.positions.get(plural);
+    let position = this.positions.get(collection);
     if (position === undefined) {
       position = await this.firstLook(plural);
-      this.positions.set(plural, position);
+      this.positions.set(collection, position);
     }
     for (;;) {
       const page = await changes.read(plural, position, pageSize);
@@ -142,7 +149,7 @@ export class FileReaper {
       const done = await upkeep.reaped(plural);
       if (done >= last) {
         position = done;
-        this.positions.set(plural, position);
+        this.positions.set(collection, position);
         continue;
       }
       const first = (page[0] as Change).seq;
@@ -152,7 +159,7 @@ export class FileReaper {
       await upkeep.advance(plural, last);
       if (keys.length > 0) log.info({ collection: plural, files: keys.length / 2, through: last }, 'old files removed');
       position = last;
-      this.positions.set(plural, position);
+      this.positions.set(collection, position);
       if (page.length < pageSize) return;
     }
   }
