@@ -118,7 +118,15 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
-  files: ['file-uploads', 'file-refusals'],
+  files: [
+    'file-uploads',
+    'file-refusals',
+    'file-reaper',
+    'file-sweep',
+    'file-life-cycle',
+    'file-commands',
+    'file-crash',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */
