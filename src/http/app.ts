@@ -10,6 +10,8 @@ import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { mailAvailable } from '../records/mail/index.js';
+import type { FileStorage } from '../store/files/file-storage.js';
+import { openFileStorage } from '../store/files/open-file-storage.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -65,6 +67,11 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // Opened only where a collection has file fields: a server without files makes no folder.
+  const files: FileStorage | undefined = catalog.collections.some((collection) => collection.files.length > 0)
+    ? await openFileStorage(config)
+    : undefined;
+  if (files) app.addHook('onClose', () => files.close());
 
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
@@ -82,7 +89,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     keys: config.apiKeys,
     publicReads: config.publicReads,
     ruled: catalog.collections.some((collection) => Object.keys(collection.rules).length > 0),
-    ...(accounts && { tokens: accounts.verified }),
+    ...(accounts && { tokens: accounts.verified, fileTokens: accounts.verifiedFiles }),
   });
   app.register(plugins.rateLimit, {
     max: config.rateLimitMax,
@@ -108,11 +115,28 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
-  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
+  app.register(recordRoutes, {
+    store,
+    catalog,
+    config,
+    mail: mailQueue,
+    ...(hasher && { hasher }),
+    ...(files && { files }),
+  });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;
-    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, mail: mailQueue });
+    const { fileTokenSeconds } = config;
+    app.register(accountRoutes, {
+      store,
+      catalog,
+      tokens,
+      hasher,
+      maxFailures,
+      redisUrl,
+      mail: mailQueue,
+      fileTokenSeconds,
+    });
     app.register(verifyRoutes, { store, catalog, mail: mailQueue, redisUrl });
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };

@@ -33,7 +33,9 @@ export type RefusalKind =
   | 'invalid-token'
   | 'invalid-current-password'
   | 'mail-unavailable'
-  | 'too-many-requests';
+  | 'too-many-requests'
+  | 'invalid-thumbnail'
+  | 'image-too-large';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

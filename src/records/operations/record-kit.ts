@@ -9,6 +9,7 @@
 import type { Config } from '../../config/index.js';
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
+import type { FileStorage } from '../../store/files/file-storage.js';
 import type { NewMail } from '../../store/mail-model.js';
 import type { Records, Store } from '../../store/store.js';
 import {
@@ -63,6 +64,8 @@ export interface RecordKit {
   readonly referenceNames: readonly string[];
   /** The caps on costly list queries running at once, shared by every collection. */
   readonly costlyQueries: InFlightGate;
+  /** Where files' bytes live; undefined when no collection has file fields. */
+  readonly files?: FileStorage;
   /** Where `expand=` finds the records references name, embedding only those `caller` may view. */
   viewable(caller: Caller): ExpandSource;
   /** The problem for a record that is not there, or that the caller may not see. */
@@ -105,6 +108,8 @@ export interface RecordKitOptions {
   readonly hasher?: PasswordHasher | undefined;
   /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
   readonly mail?: MailQueue | undefined;
+  /** Where files' bytes live; absent when no collection has file fields. */
+  readonly files?: FileStorage | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -120,7 +125,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mail, files }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -151,6 +156,7 @@ function recordKit(
     queryFields: queryFieldsOf(collection),
     referenceNames: collection.references.map((reference) => reference.name),
     costlyQueries,
+    ...(files && { files }),
     viewable,
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),

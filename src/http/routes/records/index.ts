@@ -8,9 +8,12 @@ import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
+import { Thumbnails } from '../../../records/files/thumbnails.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
+import type { FileStorage } from '../../../store/files/file-storage.js';
 import type { Store } from '../../../store/store.js';
+import { registerFileRoutes } from '../files/index.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
@@ -24,6 +27,8 @@ export interface RecordRoutesOptions {
   hasher?: PasswordHasher;
   /** Where account mail goes: whether it can, and how its sender is woken. */
   mail?: MailQueue;
+  /** Where files' bytes live; absent when no collection has file fields. */
+  files?: FileStorage;
   config: Pick<
     Config,
     | 'idempotencyKeyHours'
@@ -41,6 +46,7 @@ export interface RecordRoutesOptions {
     | 'eventsHeartbeatSeconds'
     | 'eventsMaxFeeds'
     | 'eventsMaxFeedsPerClient'
+    | 'filesMaxPixels'
   >;
 }
 
@@ -78,6 +84,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     costlyQueries,
     hasher: options.hasher,
     mail: options.mail,
+    files: options.files,
     limits: recordLimitsOf(config),
   });
   const open = new Map<() => void, string>();
@@ -105,6 +112,10 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       idempotency,
       feeds,
     });
+  }
+  const thumbnails = new Thumbnails({ maxPixels: config.filesMaxPixels });
+  for (const collection of catalog.collections) {
+    if (collection.files.length > 0 && options.files) registerFileRoutes(app, kitOf(collection), thumbnails);
   }
   registerBatchRoute(app, {
     store,
