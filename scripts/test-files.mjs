@@ -15,6 +15,7 @@ const SHARDS = [
   [
     'account-tokens',
     'account-flows-store',
+    'files-download',
     'account-providers',
     'account-reset',
     'account-verify',
@@ -37,6 +38,7 @@ const SHARDS = [
   [
     'batch',
     'bulk-create',
+    'files-thumbs-tokens',
     'change-feed-hostile',
     'client-flows',
     'client-package',

@@ -21,6 +21,8 @@ export const TEST_GROUPS = {
     'relations',
     'change-feed',
     'list-filter',
+    'files-download',
+    'files-thumbs-tokens',
   ],
   storage: [
     'store',

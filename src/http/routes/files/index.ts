@@ -33,7 +33,6 @@ export function registerFileRoutes(app: FastifyInstance, kit: RecordKit, thumbna
   const download: Operation = {
     schema: { params: FileParamsShape, querystring: FileQueryShape },
     docs: fileDocs(collection),
-    ...(policy.rules !== undefined && { policy }),
     async handler(request, reply) {
       const params = request.params as Static<typeof FileParamsShape>;
       const { thumb } = request.query as Static<typeof FileQueryShape>;
@@ -61,7 +60,8 @@ export function registerFileRoutes(app: FastifyInstance, kit: RecordKit, thumbna
   registerPaths(app, [
     {
       url: `/${collection.singular}/:id/files/:field/:name`,
-      policy: { fileToken: true },
+      // The view rule's policy on the whole path: a method it does not take, tunnelled or not, is its 405.
+      policy: { fileToken: true, ...(policy.rules !== undefined && policy) },
       compress: false,
       operations: { GET: download },
     },

@@ -1,0 +1,166 @@
+/**
+ * Thumbnails and file tokens, on each store. A thumbnail is made once, of a size its field
+ * lists, and kept in the file storage (seen there, then served from there); a decompression
+ * bomb is refused. A file token stands for its account on downloads alone, as `?token=`:
+ * neither an access token there nor a file token anywhere else, nor one expired.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import { SignJWT } from 'jose';
+import sharp from 'sharp';
+import type { FileMeta } from '../src/core/file-fields.js';
+import { thumbKey } from '../src/store/files/file-keys.js';
+import { problem } from './helpers/app.js';
+import { useFileShop } from './helpers/file-shop.js';
+import { picture, pngBomb } from './helpers/files.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
+import { headersOf, type Sender } from './helpers/shop-accounts.js';
+import { STORE_KINDS } from './helpers/stores.js';
+import { claimsOf, storeKey } from './helpers/tokens.js';
+
+for (const kind of STORE_KINDS) {
+  describe(`thumbnails and file tokens (${kind.name})`, () => {
+    const ctx = useFileShop(kind);
+    let photo: FileMeta;
+    let receipt: FileMeta;
+    const get = (sender: Sender, url: string, options: Omit<InjectOptions, 'url'> = {}) =>
+      ctx.app.inject({ ...options, url, headers: { ...options.headers, ...headersOf(ctx.shop, sender) } });
+    const productFile = (name: string, query = '') => `/product/${ctx.shop.productId}/files/picture/${name}${query}`;
+    const orderFile = (query = '') => `/order/${ctx.shop.orders.ada}/files/attachments/${receipt.name}${query}`;
+
+    it('makes a thumbnail of a listed size once, keeps it, and serves it from the storage after', async () => {
+      photo = await ctx.attach('products', ctx.shop.productId, 'picture', {
+        bytes: await picture(800, 400, 'jpeg'),
+        type: 'image/jpeg',
+        original: 'teapot.jpg',
+      });
+      const key = thumbKey('products', photo.name, '100x100');
+      assert.equal(await ctx.storage.stat(key), undefined, 'none before it is asked for');
+      // Asked for by several at once: one make, one stored thumbnail, one tag for all.
+      const first = await Promise.all(
+        Array.from({ length: 4 }, () => get('anonymous', productFile(photo.name, '?thumb=100x100'))),
+      );
+      for (const response of first) assert.equal(response.statusCode, 200, response.body);
+      assert.equal(new Set(first.map((response) => response.headers.etag)).size, 1);
+      const made = first[0];
+      assert.ok(made);
+      assert.equal(made.headers['content-type'], 'image/jpeg');
+      assert.notEqual(made.headers.etag, `"${photo.sha256}"`, 'a tag of its own');
+      assert.match(String(made.headers['content-disposition']), /^inline; filename=teapot_\w+_100x100\.jpg$/);
+      const { width, height } = await sharp(made.rawPayload).metadata();
+      assert.deepEqual([width, height], [100, 100]);
+      const stored = await ctx.storage.stat(key);
+      assert.equal(stored?.size, made.rawPayload.length, 'kept in the storage');
+
+      // Served from the storage: what is there is what comes back, not a thumbnail made again.
+      const marker = Buffer.concat([made.rawPayload, Buffer.from('kept')]);
+      await ctx.storage.putBytes(key, marker, 'image/jpeg');
+      const again = await get('anonymous', productFile(photo.name, '?thumb=100x100'));
+      assert.deepEqual(again.rawPayload, marker);
+      const same = await get('anonymous', productFile(photo.name, '?thumb=100x100'), {
+        headers: { 'if-none-match': String(again.headers.etag) },
+      });
+      assert.equal(same.statusCode, 304);
+      const part = await get('anonymous', productFile(photo.name, '?thumb=100x100'), {
+        headers: { range: 'bytes=0-3' },
+      });
+      assert.equal(part.statusCode, 206);
+      assert.deepEqual(part.rawPayload, marker.subarray(0, 4));
+    });
+
+    it('keeps the aspect for another listed size, and refuses a size not listed or a file that is no image', async () => {
+      const wide = await get('anonymous', productFile(photo.name, '?thumb=400x400'));
+      assert.equal(wide.statusCode, 200);
+      const { width, height } = await sharp(wide.rawPayload).metadata();
+      assert.deepEqual([width, height], [400, 400]);
+      for (const size of ['50x50', '100x100f', 'big', '']) {
+        problem(await get('anonymous', productFile(photo.name, `?thumb=${size}`)), 400, 'invalid-thumbnail');
+      }
+      assert.equal(await ctx.storage.stat(thumbKey('products', photo.name, '50x50')), undefined);
+      receipt = await ctx.attach('orders', ctx.shop.orders.ada, 'attachments', {
+        bytes: Buffer.from('%PDF-1.4\n'),
+        type: 'application/pdf',
+        original: 'receipt.pdf',
+      });
+      // Orders list no sizes: the field has the default, and a PDF is no image.
+      problem(await get('ada', orderFile('?thumb=100x100')), 400, 'invalid-thumbnail');
+      // The rule first: a hidden record's file has no thumbnail either, only the 404.
+      problem(await get('bob', orderFile('?thumb=50x50')), 404, 'not-found');
+    });
+
+    it('refuses a decompression bomb without opening it', async () => {
+      const bomb = await ctx.attach('products', ctx.shop.productId, 'picture', {
+        bytes: pngBomb(),
+        type: 'image/png',
+        original: 'bomb.png',
+      });
+      const refused = problem(await get('anonymous', productFile(bomb.name, '?thumb=100x100')), 422, 'image-too-large');
+      assert.match(refused.detail, /more pixels than the server opens/);
+      assert.equal(await ctx.storage.stat(thumbKey('products', bomb.name, '100x100')), undefined);
+    });
+
+    it('gives a signed-in shopper a file token that reads her files as she would, on downloads only', async () => {
+      const asked = await ctx.app.inject({
+        method: 'POST',
+        url: '/users/auth/file-token/',
+        headers: headersOf(ctx.shop, 'ada'),
+      });
+      assert.equal(asked.statusCode, 200, asked.body);
+      assert.equal(asked.headers['cache-control'], 'no-store');
+      const { token, expiresIn } = asked.json<{ token: string; expiresIn: number }>();
+      assert.equal(expiresIn, 120);
+      assert.equal(claimsOf(token).aud, 'restock:files');
+      const byToken = await get('anonymous', orderFile(`?token=${token}`));
+      assert.equal(byToken.statusCode, 200, byToken.body);
+      assert.equal(byToken.headers['content-type'], 'application/pdf');
+
+      const bobs = await ctx.app.inject({
+        method: 'POST',
+        url: '/users/auth/file-token/',
+        headers: headersOf(ctx.shop, 'bob'),
+      });
+      problem(await get('anonymous', orderFile(`?token=${bobs.json().token}`)), 404, 'not-found');
+      // An access token is no file token, and a file token is no access token.
+      problem(await get('anonymous', orderFile(`?token=${ctx.shop.people.ada.token}`)), 401, 'unauthorized');
+      const bearer = { authorization: `Bearer ${token}` };
+      problem(await ctx.app.inject({ url: `/order/${ctx.shop.orders.ada}/`, headers: bearer }), 401, 'unauthorized');
+      problem(await ctx.app.inject({ url: '/users/auth/', headers: bearer }), 401, 'unauthorized');
+      problem(
+        await ctx.app.inject({ method: 'POST', url: '/users/auth/file-token/', headers: bearer }),
+        401,
+        'unauthorized',
+      );
+    });
+
+    it('refuses an expired file token, one made for another use, and asks for an account', async () => {
+      const key = await storeKey(ctx.store.accounts);
+      const now = Math.floor(Date.now() / 1000);
+      const made = (claims: Record<string, unknown>, iat: number, exp: number) =>
+        new SignJWT({ collection: 'users', ...claims })
+          .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+          .setSubject(String(ctx.shop.people.ada.id))
+          .setIssuer('restock')
+          .setIssuedAt(iat)
+          .setExpirationTime(exp)
+          .sign(key.privateKey);
+      const good = await made({ aud: 'restock:files' }, now, now + 60);
+      assert.equal(
+        (await get('anonymous', orderFile(`?token=${good}`))).statusCode,
+        200,
+        'made as the server makes them',
+      );
+      const expired = await made({ aud: 'restock:files' }, now - 600, now - 480);
+      const otherUse = await made({ aud: 'restock:other' }, now, now + 60);
+      for (const token of [expired, otherUse, 'not.a.token']) {
+        problem(await get('anonymous', orderFile(`?token=${token}`)), 401, 'unauthorized');
+      }
+      const post = (sender: Sender) =>
+        ctx.app.inject({ method: 'POST', url: '/users/auth/file-token/', headers: headersOf(ctx.shop, sender) });
+      problem(await post('anonymous'), 401, 'unauthorized');
+      problem(await post('write'), 403, 'forbidden');
+    });
+
+    itKeptTheDocument(ctx);
+  });
+}
