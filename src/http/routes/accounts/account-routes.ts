@@ -90,12 +90,13 @@ function registerAccountRoutes(
     return refreshToken;
   };
   const docs = accountDocs(collection);
+  const own = { catalog: options.catalog, collection, records };
   registerPaths(app, [
     {
       url: `/${collection.plural}/auth/`,
       policy: { public: true },
       operations: {
-        GET: meOperation(options.catalog, collection, records, docs.me),
+        GET: meOperation(own, docs.me),
         POST: {
           docs: docs.signIn,
           async handler(request, reply) {
@@ -144,7 +145,7 @@ function registerAccountRoutes(
       url: `/${collection.plural}/auth/file-token/`,
       policy: { public: true },
       operations: {
-        POST: fileTokenOperation(options, collection, records, fileTokenDocs(collection, options.fileTokenSeconds)),
+        POST: fileTokenOperation(options, own, fileTokenDocs(collection, options.fileTokenSeconds)),
       },
     },
     ...(collection.account?.email === undefined ? [] : resetPaths(collection, flows, docs)),
