@@ -13,6 +13,7 @@ import { join } from 'node:path';
 /** Files that run on one line of a CI run, by shard; any file not named here runs on every line. */
 const SHARDS = [
   [
+    'file-uploads',
     'account-tokens',
     'account-flows-store',
     'files-download',
@@ -36,6 +37,7 @@ const SHARDS = [
     'record-rules',
   ],
   [
+    'file-refusals',
     'batch',
     'bulk-create',
     'files-thumbs-tokens',
@@ -47,6 +49,7 @@ const SHARDS = [
     'console-flows.browser',
     'declared-collections',
     'account-changes',
+    'file-reaper',
     'hidden-records',
     'hostile-batches',
     'indexed-values',
@@ -70,6 +73,8 @@ const SHARDS = [
     'console-shop.browser',
     'deep-cascades',
     'env-file',
+    'file-sweep',
+    'file-life-cycle',
     'floors',
     'account-home',
     'catalog-lookups',
@@ -96,6 +101,7 @@ const SHARDS = [
     'client-calls',
     'docs-page.browser',
     'fair-hashing',
+    'file-commands',
     'generated-client',
     'hostile-records',
     'idempotent-passwords',

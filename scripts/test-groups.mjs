@@ -21,8 +21,6 @@ export const TEST_GROUPS = {
     'relations',
     'change-feed',
     'list-filter',
-    'files-download',
-    'files-thumbs-tokens',
   ],
   storage: [
     'store',
@@ -117,6 +115,17 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
+  files: [
+    'file-uploads',
+    'file-refusals',
+    'file-reaper',
+    'file-sweep',
+    'file-life-cycle',
+    'file-commands',
+    'file-crash',
+    'files-download',
+    'files-thumbs-tokens',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */

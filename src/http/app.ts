@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
 import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
+import { fileUpkeep } from './plugins/file-upkeep.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
@@ -33,6 +34,8 @@ export interface AppOptions {
   config: Config;
   /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
   store?: Store;
+  /** File storage to use instead of the one the settings name (when a collection has file fields); the caller closes it. */
+  files?: FileStorage;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: LogStream;
   /** How often the event loop delay is measured for load shedding (default 1000 ms). */
@@ -67,11 +70,11 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
-  // Opened only where a collection has file fields: a server without files makes no folder.
-  const files: FileStorage | undefined = catalog.collections.some((collection) => collection.files.length > 0)
-    ? await openFileStorage(config)
+  const fileStorage = catalog.collections.some((collection) => collection.files.length > 0)
+    ? (options.files ?? (await openFileStorage(config)))
     : undefined;
-  if (files) app.addHook('onClose', () => files.close());
+  if (fileStorage && !options.files) app.addHook('onClose', () => fileStorage.close());
+  const files = fileStorage && { storage: fileStorage, maxPixels: config.filesMaxPixels };
 
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
@@ -101,6 +104,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     maxFieldNameLength: config.maxFieldNameLength,
     maxRecordFields: config.maxRecordFields,
   });
+  app.register(plugins.multipartBody);
   app.register(openApi, {
     catalog,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0, tokens: accounts !== undefined },
@@ -110,19 +114,17 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(plugins.metrics, { store });
   const drain = mailDrainOf(app, config, catalog, store);
   app.register(mail, { outbox: store.mail, drain });
+  if (fileStorage) {
+    // Only a catalog with file fields holds file storage, and so a reaper and a sweep.
+    const graceMs = config.filesSweepGraceSeconds * 1000;
+    app.register(fileUpkeep, { store, storage: fileStorage, catalog, graceMs });
+  }
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
-  app.register(recordRoutes, {
-    store,
-    catalog,
-    config,
-    mail: mailQueue,
-    ...(hasher && { hasher }),
-    ...(files && { files }),
-  });
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, files, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;

@@ -34,8 +34,13 @@ export type RefusalKind =
   | 'invalid-current-password'
   | 'mail-unavailable'
   | 'too-many-requests'
-  | 'invalid-thumbnail'
-  | 'image-too-large';
+  | 'file-too-large'
+  | 'file-type-refused'
+  | 'too-many-files'
+  | 'image-too-large'
+  | 'file-not-uploaded'
+  | 'incomplete-upload'
+  | 'invalid-thumbnail';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

@@ -31,7 +31,7 @@ export async function findFile(
   name: string,
 ): Promise<FoundFile> {
   const field = kit.collection.files.find((candidate) => candidate.name === fieldName);
-  const storage = kit.files;
+  const storage = kit.files?.storage;
   if (!field || !storage) throw kit.notFound(id);
   const record = await kit.records.get(id);
   if (!record) throw kit.notFound(id);

@@ -13,17 +13,8 @@ import { THUMB_SIZE } from '../../core/file-fields.js';
 import { thumbKey } from '../../store/files/file-keys.js';
 import type { StoredObject } from '../../store/files/file-storage.js';
 import { Refusal } from '../refusal.js';
+import { IMAGE_TYPES } from './file-types.js';
 import type { FoundFile } from './find-file.js';
-
-/** The types a thumbnail is made of: what sharp reads and browsers show. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set([
-  'image/png',
-  'image/jpeg',
-  'image/webp',
-  'image/gif',
-  'image/avif',
-  'image/tiff',
-]);
 
 /** A thumbnail keeps its image's format where browsers show it; the others become PNG. */
 const KEPT: Readonly<Record<string, 'jpeg' | 'png' | 'webp'>> = {

@@ -9,7 +9,6 @@
 import type { Config } from '../../config/index.js';
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, collectionPaths } from '../../core/collection.js';
-import type { FileStorage } from '../../store/files/file-storage.js';
 import type { NewMail } from '../../store/mail-model.js';
 import type { Records, Store } from '../../store/store.js';
 import {
@@ -21,6 +20,7 @@ import {
 } from '../accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../bulk-create.js';
 import type { ExpandSource } from '../expand.js';
+import type { FileSettings } from '../files/stored-uploads.js';
 import type { Holder, InFlightGate } from '../in-flight-gate.js';
 import { type QueryFields, queryFieldsOf } from '../query-fields.js';
 import { type RecordChecks, recordChecks } from '../record-checks.js';
@@ -64,8 +64,6 @@ export interface RecordKit {
   readonly referenceNames: readonly string[];
   /** The caps on costly list queries running at once, shared by every collection. */
   readonly costlyQueries: InFlightGate;
-  /** Where files' bytes live; undefined when no collection has file fields. */
-  readonly files?: FileStorage;
   /** Where `expand=` finds the records references name, embedding only those `caller` may view. */
   viewable(caller: Caller): ExpandSource;
   /** The problem for a record that is not there, or that the caller may not see. */
@@ -90,6 +88,8 @@ export interface RecordKit {
   signUpMail(): readonly NewMail[] | undefined;
   /** Mail was queued and committed: the outbox's sender looks now. */
   mailQueued(): void;
+  /** Where its files' bytes go, when it has file fields (`x-file`). */
+  readonly files?: FileSettings;
 }
 
 /** Whether mail can go out, and how the outbox's sender is told that some was queued. */
@@ -108,8 +108,8 @@ export interface RecordKitOptions {
   readonly hasher?: PasswordHasher | undefined;
   /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
   readonly mail?: MailQueue | undefined;
-  /** Where files' bytes live; absent when no collection has file fields. */
-  readonly files?: FileStorage | undefined;
+  /** Where files go; absent when no collection has file fields. */
+  readonly files?: FileSettings | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -156,7 +156,6 @@ function recordKit(
     queryFields: queryFieldsOf(collection),
     referenceNames: collection.references.map((reference) => reference.name),
     costlyQueries,
-    ...(files && { files }),
     viewable,
     notFound: (id) => notFound(collection.singular, id),
     password: (fields) => takePassword(collection, fields),
@@ -182,6 +181,7 @@ function recordKit(
       return signUpMail;
     },
     mailQueued: () => mail?.queued(),
+    ...(files && collection.files.length > 0 && { files }),
   };
 }
 

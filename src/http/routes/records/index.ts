@@ -8,10 +8,10 @@ import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
+import type { FileSettings } from '../../../records/files/index.js';
 import { Thumbnails } from '../../../records/files/thumbnails.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
-import type { FileStorage } from '../../../store/files/file-storage.js';
 import type { Store } from '../../../store/store.js';
 import { registerFileRoutes } from '../files/index.js';
 import { registerBatchRoute } from './batch/index.js';
@@ -27,10 +27,12 @@ export interface RecordRoutesOptions {
   hasher?: PasswordHasher;
   /** Where account mail goes: whether it can, and how its sender is woken. */
   mail?: MailQueue;
-  /** Where files' bytes live; absent when no collection has file fields. */
-  files?: FileStorage;
+  /** Where files go; absent when no collection has file fields. */
+  files?: FileSettings | undefined;
   config: Pick<
     Config,
+    | 'maxDepth'
+    | 'maxRecordFields'
     | 'idempotencyKeyHours'
     | 'maxCostlyQueries'
     | 'maxCostlyQueriesPerClient'
@@ -46,7 +48,6 @@ export interface RecordRoutesOptions {
     | 'eventsHeartbeatSeconds'
     | 'eventsMaxFeeds'
     | 'eventsMaxFeedsPerClient'
-    | 'filesMaxPixels'
   >;
 }
 
@@ -87,6 +88,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     files: options.files,
     limits: recordLimitsOf(config),
   });
+  const { maxDepth, maxFieldNameLength, maxRecordFields } = config;
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
@@ -111,11 +113,15 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       idempotencyKeys: store.idempotency,
       idempotency,
       feeds,
+      bodyLimits: { maxDepth, maxFieldNameLength, maxRecordFields },
     });
   }
-  const thumbnails = new Thumbnails({ maxPixels: config.filesMaxPixels });
-  for (const collection of catalog.collections) {
-    if (collection.files.length > 0 && options.files) registerFileRoutes(app, kitOf(collection), thumbnails);
+  const { files } = options;
+  if (files) {
+    const thumbnails = new Thumbnails({ maxPixels: files.maxPixels });
+    for (const collection of catalog.collections) {
+      if (collection.files.length > 0) registerFileRoutes(app, kitOf(collection), thumbnails);
+    }
   }
   registerBatchRoute(app, {
     store,
