@@ -84,11 +84,6 @@ export class Thumbnails {
     return { key, type, stored: await making };
   }
 
-  /** Thumbnails being made now, for tests and metrics. */
-  get making(): number {
-    return this.#making.size;
-  }
-
   async #make(original: Readable, size: string, type: string): Promise<Buffer> {
     const [, w, h, fit] = THUMB_SIZE.exec(size) ?? [];
     const width = Number(w) || null;
