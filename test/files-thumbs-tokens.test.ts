@@ -1,23 +1,86 @@
 /**
  * Thumbnails and file tokens, on each store. A thumbnail is made once, of a size its field
- * lists, and kept in the file storage (seen there, then served from there); a decompression
+ * lists, and kept in the file storage (seen there, then served from there); requests for
+ * one at once share its make, and a bound of one makes one at a time; a decompression
  * bomb is refused. Files are uploaded as clients upload them (the bomb, which no upload
  * would take, is stored through the store). A file token stands for its account on downloads alone, as `?token=`:
  * neither an access token there nor a file token anywhere else, nor one expired.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { SignJWT } from 'jose';
 import sharp from 'sharp';
 import type { FileMeta } from '../src/core/file-fields.js';
-import { thumbKey } from '../src/store/files/file-keys.js';
+import { Thumbnails } from '../src/records/files/thumbnails.js';
+import { fileKey, thumbKey } from '../src/store/files/file-keys.js';
+import type { FileStorage } from '../src/store/files/file-storage.js';
+import { folderStorage } from '../src/store/files/folder-storage.js';
+import type { StoredRecord } from '../src/store/store.js';
 import { problem } from './helpers/app.js';
 import { itKeptTheDocumentBesideUploads, useFileShop } from './helpers/file-shop.js';
-import { picture, pngBomb } from './helpers/files.js';
+import { picture, pngBomb, storeFile } from './helpers/files.js';
 import { headersOf, type Sender } from './helpers/shop-accounts.js';
 import { STORE_KINDS } from './helpers/stores.js';
 import { claimsOf, storeKey } from './helpers/tokens.js';
+
+describe('thumbnails made at once', () => {
+  it('share one make per thumbnail, and make one at a time when the bound is one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'restock-thumbs-'));
+    try {
+      const folder = folderStorage(dir);
+      let open = 0;
+      let most = 0;
+      const reads: string[] = [];
+      // The folder, with each read counted while its stream is open.
+      const storage: FileStorage = {
+        ...folder,
+        async read(key, range) {
+          reads.push(key);
+          const stream = await folder.read(key, range);
+          open++;
+          most = Math.max(most, open);
+          stream?.once('close', () => open--);
+          return stream;
+        },
+      };
+      const file = await storeFile(storage, 'products', {
+        bytes: await picture(300, 200),
+        type: 'image/png',
+        original: 'p.png',
+      });
+      const sizes = ['10x10', '20x0', '0x30', '40x40f'];
+      const field = { name: 'picture', maxBytes: 1e6, types: [], maxFiles: 1, thumbs: sizes };
+      const found = { record: {} as StoredRecord, field, file, key: fileKey('products', file.name), storage };
+      const thumbnails = new Thumbnails({ maxPixels: 1e6, maxAtOnce: 1 });
+      const asked = [...sizes, ...sizes, ...sizes].map((size) => thumbnails.of(found, 'products', size));
+      const made = await Promise.all(asked);
+      assert.equal(reads.length, sizes.length, 'each size read its picture once');
+      assert.equal(most, 1, 'one made at a time');
+      for (const [i, size] of sizes.entries()) assert.equal(made[i]?.key, thumbKey('products', file.name, size));
+      const dimensions = await Promise.all(
+        made.slice(0, 4).map(async (thumb) => {
+          const bytes = await text(await storage.read(thumb.key));
+          const { width, height } = await sharp(bytes).metadata();
+          return `${width}x${height}`;
+        }),
+      );
+      assert.deepEqual(dimensions, ['10x10', '20x13', '45x30', '40x27']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function text(stream: Readable | undefined): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream ?? []) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 for (const kind of STORE_KINDS) {
   describe(`thumbnails and file tokens (${kind.name})`, () => {
