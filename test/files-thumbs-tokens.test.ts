@@ -3,8 +3,9 @@
  * lists, and kept in the file storage (seen there, then served from there); requests for
  * one at once share its make, and a bound of one makes one at a time; a decompression
  * bomb is refused. Files are uploaded as clients upload them (the bomb, which no upload
- * would take, is stored through the store). A file token stands for its account on downloads alone, as `?token=`:
- * neither an access token there nor a file token anywhere else, nor one expired.
+ * would take, is stored through the store). A file token stands for its account on
+ * downloads alone, as `?token=`: neither an access token there nor a file token anywhere
+ * else, nor one expired.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
