@@ -3,7 +3,8 @@
  * change whose file field holds a Blob, a Buffer or `{ data, name, type }` goes as
  * multipart/form-data (tunnelled too), an array keeps the files it names beside new ones,
  * null removes, a refusal is a ProblemError that changes nothing, and `fileUrl` gives the
- * download address. Every exchange is checked against the served OpenAPI document.
+ * download address (a thumbnail's, one with a file token from `auth().fileToken()` for a
+ * shopper's order). Every exchange is checked against the served OpenAPI document.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import sharp from 'sharp';
 import { createClient, type FileMeta, ProblemError } from '../packages/client/src/index.js';
 import { defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
@@ -110,6 +112,11 @@ for (const kind of STORE_KINDS) {
         const held = await products.get(mug.id);
         assert.deepEqual([held.price, held.picture], [10, changed.picture]);
 
+        const whole = await fetch(products.fileUrl(held, 'picture') ?? '');
+        assert.deepEqual([whole.status, Buffer.from(await whole.arrayBuffer())], [200, blue]);
+        const thumb = await fetch(products.fileUrl(held, 'picture', { thumb: '100x100' }) ?? '');
+        const { width, height } = await sharp(Buffer.from(await thumb.arrayBuffer())).metadata();
+        assert.deepEqual([thumb.status, width, height], [200, 100, 100]);
         assert.equal(
           products.fileUrl(held, 'picture', { thumb: '100x100', token: 'a.b.c' }),
           `${origin}/products/${mug.id}/files/picture/${held.picture?.name}?thumb=100x100&token=a.b.c`,
@@ -120,16 +127,16 @@ for (const kind of STORE_KINDS) {
       });
     }
 
-    it("keeps the files an order's array names and adds new ones", async () => {
-      const shop = createClient<Shop>({ baseUrl: origin, apiKey: WRITE_KEY });
-      const user = await shop
-        .collection('users')
-        .create({ name: 'Ada', email: `ada-${kind.name}@example.com`, password: 'correct horse battery' });
-      const [cup] = await shop.collection('products').create([{ name: 'Cup' }]);
+    it("keeps the files an order's array names and adds new ones; its shopper downloads them with a file token", async () => {
+      const staff = createClient<Shop>({ baseUrl: origin, apiKey: WRITE_KEY });
+      const email = `ada-${kind.name}@example.com`;
+      await staff.collection('users').create({ name: 'Ada', email, password: 'correct horse battery' });
+      const [cup] = await staff.collection('products').create([{ name: 'Cup' }]);
+      const shop = createClient<Shop>({ baseUrl: origin });
+      await shop.auth().signIn({ email, password: 'correct horse battery' });
       const orders = shop.collection('orders');
       const picture = await png(10, 10);
       const order = await orders.create({
-        userId: user.id,
         items: [{ productId: cup?.id ?? 0, quantity: 1 }],
         status: 'placed',
         attachments: [picture, { data: PDF, name: 'invoice.pdf', type: 'application/pdf' }],
@@ -138,19 +145,29 @@ for (const kind of STORE_KINDS) {
         order.attachments?.map((file) => file.type),
         ['image/png', 'application/pdf'],
       );
-      const [first, invoice] = order.attachments ?? [];
+      // No header goes with a link: the file token does, and the download is the shopper's.
+      const token = await shop.auth().fileToken();
+      const invoice = order.attachments?.[1];
+      const url = orders.fileUrl(order, 'attachments', { name: invoice?.name ?? '', token }) ?? '';
+      const download = await fetch(url);
+      assert.equal(download.status, 200);
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), PDF);
+      assert.equal((await fetch(url.replace(/\?.*/, ''))).status, 404, 'hidden without the token');
+
+      const staffOrders = staff.collection('orders');
+      const [first] = order.attachments ?? [];
       const more = await jpeg(12, 12);
-      const changed = await orders.update(order, { attachments: [null, invoice ?? null, more] });
+      const changed = await staffOrders.update(order, { attachments: [null, invoice ?? null, more] });
       assert.deepEqual(
         changed.attachments?.map((file) => file.sha256),
         [sha256(PDF), sha256(more)],
       );
       assert.ok(!changed.attachments?.some((file) => file.name === first?.name));
-      const tooMany = await orders
+      const tooMany = await staffOrders
         .update(order, { attachments: [...(changed.attachments ?? []), picture, picture] })
         .catch((error: unknown) => error);
       assert.ok(tooMany instanceof ProblemError && tooMany.kind === 'too-many-files', String(tooMany));
-      assert.deepEqual((await orders.get(order.id)).attachments, changed.attachments);
+      assert.deepEqual((await staffOrders.get(order.id)).attachments, changed.attachments);
     });
 
     it('sent every request as the OpenAPI document allows, and was answered as it says', () => {

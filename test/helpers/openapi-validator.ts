@@ -134,9 +134,14 @@ function checker(document: Document, index: Index) {
     singles.set(collection.list, collection.create);
     bulks.set(collection.create, collection.list);
   }
+  // Below a record's path (its files), the plural alias stands for the singular too.
+  const below = (path: string) => {
+    const item = [...items.keys()].find((alias) => path.startsWith(alias));
+    return item === undefined ? undefined : `${items.get(item)}${path.slice(item.length)}`;
+  };
   const canonical = (path: string, effective: string, body: unknown) => {
     const create = effective === 'POST' ? (Array.isArray(body) ? bulks : singles).get(path) : undefined;
-    return create ?? items.get(path) ?? path;
+    return create ?? items.get(path) ?? below(path) ?? path;
   };
   const resolve = (parameter: Parameter) =>
     parameter.$ref ? (document.components.parameters?.[parameter.$ref.split('/').pop() ?? ''] as Parameter) : parameter;

@@ -1,6 +1,7 @@
 /**
  * The file routes of a collection with file fields: `GET` (and HEAD) of
- * `/<singular>/{id}/files/<field>/<name>`, the bytes of a file a record holds, or with
+ * `/<singular>/{id}/files/<field>/<name>` (and its plural alias, as for the record's own path),
+ * the bytes of a file a record holds, or with
  * `?thumb=WxH` its thumbnail. The record is read as its GET would read it, for the same
  * caller (src/records/files/find-file.ts); a signed-in browser that cannot send a header
  * comes with a file token as `?token=` (the access control reads it, src/http/route-policy.ts).
@@ -57,14 +58,16 @@ export function registerFileRoutes(app: FastifyInstance, kit: RecordKit, thumbna
       });
     },
   };
+  const path = {
+    // The view rule's policy on the whole path: a method it does not take, tunnelled or not, is its 405.
+    policy: { fileToken: true, ...(policy.rules !== undefined && policy) },
+    compress: false as const,
+    operations: { GET: download },
+  };
   registerPaths(app, [
-    {
-      url: `/${collection.singular}/:id/files/:field/:name`,
-      // The view rule's policy on the whole path: a method it does not take, tunnelled or not, is its 405.
-      policy: { fileToken: true, ...(policy.rules !== undefined && policy) },
-      compress: false,
-      operations: { GET: download },
-    },
+    { url: `/${collection.singular}/:id/files/:field/:name`, ...path },
+    // The plural form, as a record's own path answers it (/products/7/): restock-client's fileUrl builds it.
+    { url: `/${collection.plural}/:id/files/:field/:name`, alias: true, ...path },
   ]);
 }
 
