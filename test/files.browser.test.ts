@@ -76,6 +76,7 @@ describe('files in the console, in Chromium', () => {
       await page.getByRole('checkbox', { name: `Keep ${(await heldPicture(mug.id)).name}` }).isChecked(),
       true,
     );
+    await page.locator('#list-title').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/files.png` });
 
     // Saved again without a change to the picture, the product keeps it.

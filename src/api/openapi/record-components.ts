@@ -4,8 +4,9 @@
  */
 import { Type } from 'typebox';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
+import { withFileSchemas } from '../../core/file-fields.js';
 import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
-import { type JsonSchema, withFileComponents, withFilePatches } from './upload-bodies.js';
+import { type JsonSchema, withFilePatches } from './upload-bodies.js';
 
 /** The fields the server owns, in the order responses put them around the client's. */
 const ID = Type.Integer({ minimum: 1, description: 'Assigned by the server on create; never reused.' });
@@ -34,7 +35,7 @@ export function componentNames({ singular }: Pick<Collection, 'singular'>) {
 export function recordComponents(collection: Collection, embeds: readonly Embed[] = []): Record<string, JsonSchema> {
   const names = componentNames(collection);
   const document = collection.schema?.document;
-  const declared = document ? asComponent(withFileComponents(document, collection.files), names.fields) : ANY_FIELDS;
+  const declared = document ? asComponent(withFileSchemas(document, collection.files), names.fields) : ANY_FIELDS;
   // An account's password is sent, never served: the record as served has none, the bodies a write-only one.
   const account = collection.account !== undefined;
   const sent = account ? withPassword(declared) : declared;

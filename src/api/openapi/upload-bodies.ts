@@ -1,12 +1,13 @@
 /**
  * Files in the document. A file field declares no type of its own in the operator's schema
- * (`x-file` stands for it), so its components show what a record holds of it: each file's
- * metadata, or an array of them. And the creates and merges of a collection with file fields
- * take `multipart/form-data` beside JSON: a `record` part holding the JSON fields, and a binary
- * part per file, named after its field.
+ * (`x-file` stands for it): the record components show what a record holds of it, each
+ * file's metadata or an array of them (./record-components.ts), and a merge patch takes what
+ * keeps or removes a file (here). The creates and merges of a collection with file fields
+ * take `multipart/form-data` beside JSON: a `record` part holding the JSON fields, and a
+ * binary part per file, named after its field.
  */
 import type { Collection } from '../../core/collection.js';
-import { type FileField, withFileSchemas } from '../../core/file-fields.js';
+import type { FileField } from '../../core/file-fields.js';
 import type { ProblemKind } from '../problem-types.js';
 
 /** A JSON Schema as plain data, for reading the parts of an operator's schema (./record-components.ts too). */
@@ -26,23 +27,6 @@ export const UPLOAD_PROBLEMS: readonly ProblemKind[] = [
   'image-too-large',
   'file-not-uploaded',
 ];
-
-const SENT_AS =
-  'Sent as a multipart/form-data part named after the field; a JSON body (or the record part) may only keep ' +
-  'the files the record holds, or remove one with null.';
-
-/** `document` (an operator's schema) with each file field's schema the metadata a record holds of it. */
-export function withFileComponents(document: JsonSchema, files: readonly FileField[]): JsonSchema {
-  const stored = withFileSchemas(document, files) as JsonSchema;
-  if (files.length === 0) return stored;
-  const properties = { ...stored.properties } as Record<string, JsonSchema>;
-  for (const { name } of files) {
-    const property = properties[name] as JsonSchema;
-    const description = property.description ? `${property.description} ${SENT_AS}` : SENT_AS;
-    properties[name] = { ...property, description };
-  }
-  return { ...stored, properties };
-}
 
 /** A file the record holds, named by its `name` alone in place of its metadata. */
 const HELD_NAME = { type: 'string', description: 'The name of a file the record holds, which it keeps.' };
