@@ -32,6 +32,7 @@ export const TEST_GROUPS = {
     'group-commit',
     'durability',
     'postgres',
+    'file-storage',
   ],
   hostile: [
     'hostile-input',
