@@ -214,6 +214,20 @@ describe('file storage on S3', () => {
       await storage.close();
     }
   });
+
+  it('serves more downloads at once than the SDK has connections by default (50), each held open', async () => {
+    const storage = s3Storage(s3Settings());
+    try {
+      const picture = randomBytes(1024 * 1024);
+      await storage.putBytes(fileKey('products', 'p.png'), picture, 'image/png');
+      // Unread, each body keeps its connection busy, as a slow client's download does.
+      const held = await Promise.all(Array.from({ length: 60 }, () => storage.read(fileKey('products', 'p.png'))));
+      assert.deepEqual(await bytesOf(await storage.read(fileKey('products', 'p.png'))), picture);
+      for (const body of held) assert.deepEqual(await bytesOf(body), picture);
+    } finally {
+      await storage.close();
+    }
+  });
 });
 
 describe('openFileStorage', () => {

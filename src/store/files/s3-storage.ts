@@ -28,6 +28,9 @@ export type S3Settings = Pick<Config, 'filesUrl' | 'filesS3Endpoint' | 'filesS3R
 /** The most keys one DeleteObjects takes. */
 const DELETE_BATCH = 1000;
 
+/** Connections to the bucket at once (each download in flight holds one). */
+const MAX_SOCKETS = 1024;
+
 /** A logger that says nothing: restock logs what matters itself, the SDK's own lines would not be JSON. */
 const QUIET = { debug() {}, info() {}, warn() {}, error() {}, trace() {} };
 
@@ -54,6 +57,14 @@ export function s3Storage(settings: S3Settings): FileStorage {
   const client = new S3Client({
     region: settings.filesS3Region,
     logger: QUIET,
+    // Each download holds a connection to the bucket while its client reads: the SDK's 50
+    // would queue the 51st behind the slowest readers (and warn on the console).
+    requestHandler: {
+      connectionTimeout: 5000,
+      httpAgent: { maxSockets: MAX_SOCKETS },
+      httpsAgent: { maxSockets: MAX_SOCKETS },
+      logger: QUIET,
+    },
     ...(custom
       ? {
           endpoint: settings.filesS3Endpoint,
