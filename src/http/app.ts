@@ -10,6 +10,8 @@ import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { mailAvailable } from '../records/mail/index.js';
+import type { FileStorage } from '../store/files/file-storage.js';
+import { openFileStorage } from '../store/files/open-file-storage.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
@@ -31,6 +33,8 @@ export interface AppOptions {
   config: Config;
   /** A store to use instead of opening `config.databaseUrl`; the caller then closes it. */
   store?: Store;
+  /** File storage to use instead of the one the settings name (when a collection has file fields); the caller closes it. */
+  files?: FileStorage;
   /** Where JSON logs go (default stdout); `false` silences them. */
   logStream?: LogStream;
   /** How often the event loop delay is measured for load shedding (default 1000 ms). */
@@ -65,6 +69,11 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  const fileStorage = catalog.collections.some((collection) => collection.files.length > 0)
+    ? (options.files ?? (await openFileStorage(config)))
+    : undefined;
+  if (fileStorage && !options.files) app.addHook('onClose', () => fileStorage.close());
+  const files = fileStorage && { storage: fileStorage, maxPixels: config.filesMaxPixels };
 
   app.register(plugins.connectionLimit, { maxConnections: config.maxConnections });
   app.register(plugins.problems);
@@ -94,6 +103,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     maxFieldNameLength: config.maxFieldNameLength,
     maxRecordFields: config.maxRecordFields,
   });
+  app.register(plugins.multipartBody);
   app.register(openApi, {
     catalog,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0, tokens: accounts !== undefined },
@@ -108,7 +118,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
-  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, ...(hasher && { hasher }) });
+  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, files, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;

@@ -33,7 +33,14 @@ export type RefusalKind =
   | 'invalid-token'
   | 'invalid-current-password'
   | 'mail-unavailable'
-  | 'too-many-requests';
+  | 'too-many-requests'
+  | 'file-too-large'
+  | 'file-type-refused'
+  | 'too-many-files'
+  | 'image-too-large'
+  | 'file-not-uploaded'
+  | 'incomplete-upload'
+  | 'invalid-thumbnail';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

@@ -48,11 +48,11 @@ export interface WriteConditions {
    */
   readonly allow?: (current: StoredRecord) => void;
   /**
-   * Called under the write's lock with the record as it is, before the merge: the patch to
-   * apply in place of the one given (file fields' values resolved against the files the
+   * Called under the write's lock with the record as it is and the patch, before the merge:
+   * the patch to apply in its place (file fields' values resolved against the files the
    * record holds, src/records/files/). A throw leaves the record unchanged and is passed on.
    */
-  readonly resolve?: (current: StoredRecord) => object;
+  readonly resolve?: (current: StoredRecord, patch: object) => object;
   /** An account's new password hash, written in the same transaction. */
   readonly secret?: string;
   /** Whether the account's email address is now proven; unchanged when absent. */

@@ -11,6 +11,7 @@ export { lingeringClose } from './lingering-close.js';
 export { loadShedding } from './load-shedding.js';
 export { methodOverride } from './method-override/index.js';
 export { metrics } from './metrics/metrics.js';
+export { multipartBody } from './multipart-body.js';
 export { problems } from './problems/index.js';
 export { rateLimit } from './rate-limit/index.js';
 export { requestId } from './request-id.js';
@@ -35,5 +36,6 @@ export const REQUEST_PLUGINS = [
   'restock-access-control',
   'restock-rate-limit',
   'restock-json-body',
+  'restock-multipart-body',
   'restock-metrics',
 ];

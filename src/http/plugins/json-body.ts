@@ -29,34 +29,44 @@ export const jsonBody = fp(parseJsonBodies, { name: 'restock-json-body', fastify
 async function parseJsonBodies(app: FastifyInstance, limits: RecordLimits): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
-    const bad = invalidUtf8Offset(bytes);
-    if (bad !== undefined) {
-      const byte = bytes[bad] === undefined ? 'the end' : `byte ${bad} (0x${bytes[bad].toString(16).padStart(2, '0')})`;
-      return done(new HttpProblem('malformed-json', `The body is not UTF-8 text: it goes wrong at ${byte}.`));
-    }
-    const text = bytes.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    let value: unknown;
     try {
-      value = JSON.parse(text);
+      done(null, jsonValue(body as Buffer, limits, request.routeOptions.config.batch === true));
     } catch (error) {
-      return done(new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}`));
+      done(error as Error);
     }
-    // JSON can only carry U+0000 and lone surrogates as escapes (\u0000, \uD800), so most
-    // bodies skip those checks.
-    const options = {
-      text,
-      refuseNul: text.includes('\\u0000'),
-      refuseLoneSurrogates: SURROGATE_ESCAPE.test(text),
-    };
-    const broken =
-      request.routeOptions.config.batch && Array.isArray(value)
-        ? checkOperations(value, limits, options)
-        : checkLimits(value, limits, options);
-    if (broken) return done(new HttpProblem('invalid-record', broken.message, { errors: [broken] }));
-    done(null, value);
   });
+}
+
+/**
+ * The value of a JSON body (or of a multipart body's `record` part), its record limits
+ * checked in the same pass (a batch's, `batch`, per operation); undefined for an empty body.
+ * Throws a 400 problem for text that is not UTF-8, not JSON, or breaks a limit.
+ */
+export function jsonValue(bytes: Buffer, limits: RecordLimits, batch = false): unknown {
+  const bad = invalidUtf8Offset(bytes);
+  if (bad !== undefined) {
+    const byte = bytes[bad] === undefined ? 'the end' : `byte ${bad} (0x${bytes[bad].toString(16).padStart(2, '0')})`;
+    throw new HttpProblem('malformed-json', `The body is not UTF-8 text: it goes wrong at ${byte}.`);
+  }
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HttpProblem('malformed-json', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  // JSON can only carry U+0000 and lone surrogates as escapes (\u0000, \uD800), so most
+  // bodies skip those checks.
+  const options = {
+    text,
+    refuseNul: text.includes('\\u0000'),
+    refuseLoneSurrogates: SURROGATE_ESCAPE.test(text),
+  };
+  const broken =
+    batch && Array.isArray(value) ? checkOperations(value, limits, options) : checkLimits(value, limits, options);
+  if (broken) throw new HttpProblem('invalid-record', broken.message, { errors: [broken] });
+  return value;
 }
 
 /**

@@ -66,8 +66,8 @@ export function batchSteps(
     const id = idOf(operation, kit, (reference) => resolve(reference, `/${index}/path`));
     switch (operation.action) {
       case 'create': {
-        const settle = mentions[index] ? (bytes: number) => size.settle(index, bytes) : undefined;
-        const data = readyCreate(kit, caller, fields ?? {}, settle);
+        const sized = mentions[index] ? { sized: (bytes: number) => size.settle(index, bytes) } : {};
+        const data = readyCreate(kit, caller, fields ?? {}, sized);
         const account = accountWrite(secret, kit.signUpMail());
         return { collection, kind: 'create', data, ...(account && { account }) };
       }

@@ -15,6 +15,7 @@ import {
 } from '../../store/store.js';
 import { bulkRecords } from '../bulk-create.js';
 import { ifMatchVersions } from '../conditional.js';
+import { createdFiles, filesResolver, type Upload } from '../files/file-values.js';
 import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
 import type { RecordKit } from './record-kit.js';
@@ -52,12 +53,18 @@ export async function readyAccountChange(
 }
 
 /**
- * A create's record as the store writes it, for `caller`: the owner field set, the `create`
- * rule, the schema and the indexed values checked, then its size. `sized` hears its bytes
- * before the size is checked (a batch counts them against its own budget first).
+ * A create's record as the store writes it, for `caller`: its file fields set from its
+ * `uploads`, the owner field set, the `create` rule, the schema and the indexed values
+ * checked, then its size. `sized` hears its bytes before the size is checked (a batch counts
+ * them against its own budget first).
  */
-export function readyCreate(kit: RecordKit, caller: Caller, fields: Fields, sized?: (bytes: number) => void): string {
-  const ready = kit.access.create(caller, fields);
+export function readyCreate(
+  kit: RecordKit,
+  caller: Caller,
+  fields: Fields,
+  { sized, uploads = [] }: { sized?: (bytes: number) => void; uploads?: readonly Upload[] } = {},
+): string {
+  const ready = kit.access.create(caller, createdFiles(kit.collection.files, fields, uploads));
   kit.checks.sent(ready);
   const data = JSON.stringify(ready);
   const bytes = Buffer.byteLength(data);
@@ -83,7 +90,7 @@ export function accountWrite(
 export function readyBulk(kit: RecordKit, caller: Caller, items: readonly unknown[]): string[] {
   const ready = items.map((item, index) => {
     const fields = kit.passwordless(item, index);
-    return isObject(fields) ? kit.access.create(caller, fields) : fields;
+    return isObject(fields) ? kit.access.create(caller, createdFiles(kit.collection.files, fields, [])) : fields;
   });
   return bulkRecords(ready, kit.bulk);
 }
@@ -91,7 +98,8 @@ export function readyBulk(kit: RecordKit, caller: Caller, items: readonly unknow
 /**
  * What a change of record `id` by `patch` (as sent: the rules read all of it) is checked
  * against in its transaction; `secret` is a new password's hash, `mail` what an account's
- * change queues with it.
+ * change queues with it, `uploads` the files sent with it (its file fields are resolved
+ * against the record as it is, under the lock).
  */
 export function mergeConditions(
   kit: RecordKit,
@@ -102,8 +110,16 @@ export function mergeConditions(
     patch,
     secret,
     mail,
-  }: { ifMatch: string | undefined; patch: Fields; secret?: string | undefined; mail?: readonly NewMail[] | undefined },
+    uploads = [],
+  }: {
+    ifMatch: string | undefined;
+    patch: Fields;
+    secret?: string | undefined;
+    mail?: readonly NewMail[] | undefined;
+    uploads?: readonly Upload[];
+  },
 ): WriteConditions {
+  const resolve = filesResolver(kit.collection.files, patch, uploads);
   return {
     ifVersion: ifMatchVersions(ifMatch, id),
     check: kit.checks.merged,
@@ -111,6 +127,7 @@ export function mergeConditions(
     ...kit.access.guard(caller, 'update', patch),
     ...(secret !== undefined && { secret }),
     ...(mail !== undefined && { mail }),
+    ...(resolve && { resolve }),
   };
 }
 

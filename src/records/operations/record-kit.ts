@@ -20,6 +20,7 @@ import {
 } from '../accounts/index.js';
 import type { BulkCreateOptions, IndexedValues } from '../bulk-create.js';
 import type { ExpandSource } from '../expand.js';
+import type { FileSettings } from '../files/stored-uploads.js';
 import type { Holder, InFlightGate } from '../in-flight-gate.js';
 import { type QueryFields, queryFieldsOf } from '../query-fields.js';
 import { type RecordChecks, recordChecks } from '../record-checks.js';
@@ -87,6 +88,8 @@ export interface RecordKit {
   signUpMail(): readonly NewMail[] | undefined;
   /** Mail was queued and committed: the outbox's sender looks now. */
   mailQueued(): void;
+  /** Where its files' bytes go, when it has file fields (`x-file`). */
+  readonly files?: FileSettings;
 }
 
 /** Whether mail can go out, and how the outbox's sender is told that some was queued. */
@@ -105,6 +108,8 @@ export interface RecordKitOptions {
   readonly hasher?: PasswordHasher | undefined;
   /** Where account mail goes; absent: none can (a sign-up that needs it is refused). */
   readonly mail?: MailQueue | undefined;
+  /** Where files go; absent when no collection has file fields. */
+  readonly files?: FileSettings | undefined;
 }
 
 /** Each collection's kit, made once: its requests, a batch's operations on it and expansions into it share it. */
@@ -120,7 +125,7 @@ export function recordKits(
 
 function recordKit(
   collection: Collection,
-  { store, limits, costlyQueries, hasher, mail }: RecordKitOptions,
+  { store, limits, costlyQueries, hasher, mail, files }: RecordKitOptions,
   viewable: (caller: Caller) => ExpandSource,
 ): RecordKit {
   const records = store.collection(collection);
@@ -176,6 +181,7 @@ function recordKit(
       return signUpMail;
     },
     mailQueued: () => mail?.queued(),
+    ...(files && collection.files.length > 0 && { files }),
   };
 }
 

@@ -6,6 +6,8 @@
  */
 import type { StoredRecord } from '../../store/store.js';
 import { createAll } from '../bulk-create.js';
+import type { StagedFile } from '../files/staging.js';
+import { uploadsFingerprint, withStoredUploads } from '../files/stored-uploads.js';
 import type { Holder } from '../in-flight-gate.js';
 import type { Caller } from '../rules/record-access.js';
 import { type IdempotentResult, idempotently, type RequestKey } from './idempotent-write.js';
@@ -34,6 +36,8 @@ export interface CreateInput extends WriteCaller {
   /** One record's fields, or many records (a bulk create: all or none, no password). */
   readonly body: Fields | readonly unknown[];
   readonly key: RequestKey;
+  /** The files sent with it (a multipart create), staged and checked. */
+  readonly uploads?: readonly StagedFile[];
 }
 
 /** A create: the record or records written, or the first request's under the same key, replayed. */
@@ -55,7 +59,8 @@ export async function createRecord(
     );
   }
   const { fields, password } = sentFields(kit, body as Fields);
-  const data = readyCreate(kit, caller, fields);
+  const uploads = input.uploads ?? [];
+  const data = readyCreate(kit, caller, fields, { uploads });
   // Once the record is found fit, before its password's hash: a sign-up that cannot send its mail writes nothing.
   const mail = kit.signUpMail();
   const secret = password === undefined ? undefined : await kit.hash(password, input.holder);
@@ -63,11 +68,15 @@ export async function createRecord(
   const what = () => ({
     method: input.method,
     path: kit.paths.create,
-    body: data,
+    body: uploadsFingerprint(data, uploads),
     ...(password !== undefined && { password }),
   });
   return queueing(kit, mail, () =>
-    idempotently({ ...input.key, what }, (claim) => kit.records.create(data, claim, account)),
+    idempotently({ ...input.key, what }, (claim) =>
+      withStoredUploads(kit.files?.storage, kit.collection.plural, uploads, () =>
+        kit.records.create(data, claim, account),
+      ),
+    ),
   );
 }
 
@@ -79,23 +88,29 @@ async function queueing<T>(kit: RecordKit, mail: unknown, write: () => Promise<T
 }
 
 /**
- * Record `id` changed by `body` (a JSON Merge Patch, a new password hashed) under its
- * conditions; an account's change by a caller without a key as ./prepare.ts's
- * `readyAccountChange` leaves it (the rules still read the whole body).
+ * Record `id` changed by `body` (a JSON Merge Patch, a new password hashed, files uploaded
+ * with it put) under its conditions; an account's change by a caller without a key as
+ * ./prepare.ts's `readyAccountChange` leaves it (the rules still read the whole body).
  */
 export async function changeRecord(
   kit: RecordKit,
   { caller, holder }: WriteCaller,
   id: number,
-  { ifMatch, body }: { ifMatch: string | undefined; body: Fields },
+  {
+    ifMatch,
+    body,
+    uploads = [],
+  }: { ifMatch: string | undefined; body: Fields; uploads?: readonly StagedFile[] | undefined },
 ): Promise<StoredRecord> {
   const taken = sentFields(kit, body);
   const { fields: patch, mail } = await readyAccountChange(kit, caller, id, taken, holder);
   const { password } = taken;
   const secret = password === undefined ? undefined : await kit.hash(password, holder);
-  const conditions = mergeConditions(kit, caller, id, { ifMatch, patch: taken.fields, secret, mail });
+  const conditions = mergeConditions(kit, caller, id, { ifMatch, patch: taken.fields, secret, mail, uploads });
   // Parsed already: the store merges the object, without writing and reading it again.
-  const record = await kit.records.merge(id, patch, conditions);
+  const record = await withStoredUploads(kit.files?.storage, kit.collection.plural, uploads, () =>
+    kit.records.merge(id, patch, conditions),
+  );
   if (!record) throw kit.notFound(id);
   if (mail) kit.mailQueued();
   return record;

@@ -175,7 +175,8 @@ export function recordPrograms(dialect: SqlDialect, collection: Collection, cata
       if (!current) return undefined;
       if (flows && (spend || verified !== undefined || mail)) yield* flows.accountEffects(table, id, conditions);
       if (secret !== undefined) yield* passwords().change(id, secret);
-      const data = mergedFields(current.data, resolve ? resolve(current) : patch, maxBytes);
+      const resolved = resolve ? resolve(current, typeof patch === 'string' ? JSON.parse(patch) : patch) : patch;
+      const data = mergedFields(current.data, resolved, maxBytes);
       const record = records(yield sql.update({ id, data, now: isoNow() }))[0] as StoredRecord;
       check?.(record.data);
       if (refers) yield* relink(current, record, true);

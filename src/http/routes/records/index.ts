@@ -8,6 +8,7 @@ import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
+import type { FileSettings } from '../../../records/files/index.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
@@ -24,8 +25,12 @@ export interface RecordRoutesOptions {
   hasher?: PasswordHasher;
   /** Where account mail goes: whether it can, and how its sender is woken. */
   mail?: MailQueue;
+  /** Where files go; absent when no collection has file fields. */
+  files?: FileSettings | undefined;
   config: Pick<
     Config,
+    | 'maxDepth'
+    | 'maxRecordFields'
     | 'idempotencyKeyHours'
     | 'maxCostlyQueries'
     | 'maxCostlyQueriesPerClient'
@@ -78,8 +83,10 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
     costlyQueries,
     hasher: options.hasher,
     mail: options.mail,
+    files: options.files,
     limits: recordLimitsOf(config),
   });
+  const { maxDepth, maxFieldNameLength, maxRecordFields } = config;
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
@@ -104,6 +111,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       idempotencyKeys: store.idempotency,
       idempotency,
       feeds,
+      bodyLimits: { maxDepth, maxFieldNameLength, maxRecordFields },
     });
   }
   registerBatchRoute(app, {

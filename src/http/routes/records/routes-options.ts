@@ -1,4 +1,5 @@
 /** What the routes of one collection are served from: its record kit, and what all collections share. */
+import type { RecordLimits as BodyLimits } from '../../../core/record-limits.js';
 import type { RecordKit } from '../../../records/operations/index.js';
 import type { IdempotencyKeys } from '../../../store/store.js';
 import type { ChangeFeedOptions } from './change-feed.js';
@@ -12,4 +13,6 @@ export interface CollectionRoutesOptions {
   idempotency: IdempotencyOptions;
   /** What the change feeds share: the log, its readers, the open feeds. */
   feeds: Omit<ChangeFeedOptions, 'collection' | 'maxFieldNameLength' | 'fields'>;
+  /** What a body may hold (depth, fields, name lengths): a multipart body's record part is held to them too. */
+  bodyLimits: BodyLimits;
 }
