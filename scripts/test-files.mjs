@@ -102,6 +102,7 @@ const SHARDS = [
     'paths',
     'schemas',
     'slow-clients',
+    'files-s3',
   ],
 ];
 

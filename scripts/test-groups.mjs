@@ -33,6 +33,7 @@ export const TEST_GROUPS = {
     'durability',
     'postgres',
     'file-storage',
+    'files-s3',
   ],
   hostile: [
     'hostile-input',
