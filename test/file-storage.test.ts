@@ -10,15 +10,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import { fileKey, thumbKey, thumbsOf } from '../src/store/files/file-keys.js';
 import type { FileStorage } from '../src/store/files/file-storage.js';
 import { folderStorage } from '../src/store/files/folder-storage.js';
 import { type FileStorageSettings, openFileStorage } from '../src/store/files/open-file-storage.js';
 import { s3Storage } from '../src/store/files/s3-storage.js';
-import { type S3Server, startS3Server, useS3TestCredentials } from './helpers/s3-server.js';
+import { type S3Server, s3SettingsOf, startS3Server, useS3TestCredentials } from './helpers/s3-server.js';
+import { bytesOf, keysOf } from './helpers/stored-files.js';
 
 let s3: S3Server;
 before(async () => {
@@ -27,16 +26,12 @@ before(async () => {
 });
 after(() => s3.close());
 
-/** S3 settings for the test server, each call under a prefix of its own so that tests share nothing. */
-function s3Settings(prefix = `t${randomBytes(6).toString('hex')}`): FileStorageSettings {
-  return {
-    filesUrl: `s3://${s3.bucket}${prefix === '' ? '' : `/${prefix}`}`,
-    filesS3Endpoint: s3.endpoint,
-    filesS3Region: 'us-east-1',
-    filesDir: '',
-    databaseUrl: 'sqlite::memory:',
-  };
-}
+/** Settings for the test server, each call under a prefix of its own so that tests share nothing. */
+const s3Settings = (prefix?: string): FileStorageSettings => ({
+  ...s3SettingsOf(s3, prefix),
+  filesDir: '',
+  databaseUrl: 'sqlite::memory:',
+});
 
 const KINDS: { name: string; open(): { storage: FileStorage; dispose(): Promise<void> } }[] = [
   {
@@ -61,16 +56,6 @@ function stage(storage: FileStorage, bytes: Buffer): string {
   const path = join(storage.stagingDir, `upload-${randomBytes(6).toString('hex')}`);
   writeFileSync(path, bytes);
   return path;
-}
-
-async function bytesOf(stream: Readable | undefined): Promise<Buffer | undefined> {
-  return stream === undefined ? undefined : await buffer(stream);
-}
-
-async function keysOf(storage: FileStorage, prefix?: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const object of storage.list(prefix)) keys.push(object.key);
-  return keys.sort();
 }
 
 for (const kind of KINDS) {
@@ -177,58 +162,6 @@ for (const kind of KINDS) {
       }));
   });
 }
-
-describe('file storage on S3', () => {
-  it('keeps keys under the prefix of FILES_URL, and lists them without it', async () => {
-    const prefix = `p${randomBytes(6).toString('hex')}/deeper`;
-    const inside = await openFileStorage(s3Settings(prefix));
-    const bare = await openFileStorage(s3Settings(''));
-    try {
-      assert.equal(inside.description, `s3://${s3.bucket}/${prefix}`);
-      await inside.putBytes(fileKey('products', 'p.png'), Buffer.from('p'), 'image/png');
-      assert.deepEqual(await keysOf(inside), ['products/p.png']);
-      assert.deepEqual(await keysOf(bare, prefix), [`${prefix}/products/p.png`]);
-      assert.equal((await bytesOf(await bare.read(`${prefix}/products/p.png`)))?.toString(), 'p');
-    } finally {
-      await inside.close();
-      await bare.close();
-    }
-  });
-
-  it('removes a folder of more objects than one listing page holds', async () => {
-    const storage = s3Storage(s3Settings());
-    try {
-      const folder = thumbsOf('products', 'many.png');
-      for (let start = 0; start < 1010; start += 50) {
-        await Promise.all(
-          Array.from({ length: 50 }, (_, i) =>
-            storage.putBytes(`${folder}/${start + i}x1`, Buffer.from('t'), 'image/png'),
-          ),
-        );
-      }
-      await storage.putBytes(fileKey('products', 'kept.png'), Buffer.from('k'), 'image/png');
-      assert.equal((await keysOf(storage, folder)).length, 1050);
-      await storage.remove([fileKey('products', 'many.png'), folder]);
-      assert.deepEqual(await keysOf(storage), ['products/kept.png']);
-    } finally {
-      await storage.close();
-    }
-  });
-
-  it('serves more downloads at once than the SDK has connections by default (50), each held open', async () => {
-    const storage = s3Storage(s3Settings());
-    try {
-      const picture = randomBytes(1024 * 1024);
-      await storage.putBytes(fileKey('products', 'p.png'), picture, 'image/png');
-      // Unread, each body keeps its connection busy, as a slow client's download does.
-      const held = await Promise.all(Array.from({ length: 60 }, () => storage.read(fileKey('products', 'p.png'))));
-      assert.deepEqual(await bytesOf(await storage.read(fileKey('products', 'p.png'))), picture);
-      for (const body of held) assert.deepEqual(await bytesOf(body), picture);
-    } finally {
-      await storage.close();
-    }
-  });
-});
 
 describe('openFileStorage', () => {
   it('opens S3 for FILES_URL, a folder otherwise (FILES_DIR, else beside the SQLite file)', async () => {

@@ -1,7 +1,8 @@
 /**
- * Files kept in S3-compatible object storage (a real s3rver on 127.0.0.1) by two instances
- * on one PostgreSQL database, as the service runs when it has many: what one stores, the
- * other finds.
+ * Files kept in S3-compatible object storage (a real s3rver on 127.0.0.1): what the S3
+ * storage does beyond the contract every storage keeps (test/file-storage.test.ts), and two
+ * instances on one PostgreSQL database sharing a bucket, as the service runs when it has
+ * many: what one stores, the other finds.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -11,29 +12,93 @@ import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
 import type { FileMeta } from '../src/core/file-fields.js';
 import { buildApp } from '../src/http/app.js';
-import { fileKey } from '../src/store/files/file-keys.js';
+import { fileKey, thumbsOf } from '../src/store/files/file-keys.js';
 import type { FileStorage } from '../src/store/files/file-storage.js';
 import { s3Storage } from '../src/store/files/s3-storage.js';
 import { body, useDatabase } from './helpers/app.js';
 import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
-import { type S3Server, startS3Server, useS3TestCredentials } from './helpers/s3-server.js';
+import { type S3Server, s3SettingsOf, startS3Server, useS3TestCredentials } from './helpers/s3-server.js';
+import { bytesOf, keysOf } from './helpers/stored-files.js';
 import { POSTGRES_AVAILABLE, postgresKind } from './helpers/stores.js';
 import { multipart, png } from './helpers/uploads.js';
 
-describe('two instances on one PostgreSQL sharing S3', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL is not available' }, () => {
+let s3: S3Server;
+before(async () => {
+  useS3TestCredentials();
+  s3 = await startS3Server();
+});
+after(() => s3?.close());
+
+describe('S3 storage', () => {
+  it('keeps keys under the prefix of FILES_URL, and lists them without it', async () => {
+    const prefix = `p${randomBytes(6).toString('hex')}/deeper`;
+    const inside = s3Storage(s3SettingsOf(s3, prefix));
+    const bare = s3Storage(s3SettingsOf(s3, ''));
+    try {
+      assert.equal(inside.description, `s3://${s3.bucket}/${prefix}`);
+      await inside.putBytes(fileKey('products', 'p.png'), Buffer.from('p'), 'image/png');
+      assert.deepEqual(await keysOf(inside), ['products/p.png']);
+      assert.deepEqual(await keysOf(bare, prefix), [`${prefix}/products/p.png`]);
+      assert.equal((await bytesOf(await bare.read(`${prefix}/products/p.png`)))?.toString(), 'p');
+    } finally {
+      await inside.close();
+      await bare.close();
+    }
+  });
+
+  it('removes a folder of more objects than one listing page holds', async () => {
+    const storage = s3Storage(s3SettingsOf(s3));
+    try {
+      const folder = thumbsOf('products', 'many.png');
+      for (let start = 0; start < 1010; start += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            storage.putBytes(`${folder}/${start + i}x1`, Buffer.from('t'), 'image/png'),
+          ),
+        );
+      }
+      await storage.putBytes(fileKey('products', 'kept.png'), Buffer.from('k'), 'image/png');
+      assert.equal((await keysOf(storage, folder)).length, 1050);
+      await storage.remove([fileKey('products', 'many.png'), folder]);
+      assert.deepEqual(await keysOf(storage), ['products/kept.png']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('fails a read from a bucket that is not there, rather than call the file missing', async () => {
+    const storage = s3Storage({ ...s3SettingsOf(s3), filesUrl: 's3://no-such-bucket/files' });
+    try {
+      await assert.rejects(storage.read(fileKey('products', 'p.png')), { name: 'NoSuchBucket' });
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('serves more downloads at once than the SDK has connections by default (50), each held open', async () => {
+    const storage = s3Storage(s3SettingsOf(s3));
+    try {
+      const picture = randomBytes(1024 * 1024);
+      await storage.putBytes(fileKey('products', 'p.png'), picture, 'image/png');
+      // Unread, each body keeps its connection busy, as a slow client's download does.
+      const held = await Promise.all(Array.from({ length: 60 }, () => storage.read(fileKey('products', 'p.png'))));
+      assert.deepEqual(await bytesOf(await storage.read(fileKey('products', 'p.png'))), picture);
+      for (const body of held) assert.deepEqual(await bytesOf(body), picture);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('two instances on one PostgreSQL sharing S3', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL is not available',
+}, () => {
   const context = useDatabase(postgresKind);
-  let s3: S3Server;
   let bucket: FileStorage;
   let one: FastifyInstance;
   let two: FastifyInstance;
   before(async () => {
-    useS3TestCredentials();
-    s3 = await startS3Server();
-    const settings = {
-      filesUrl: `s3://${s3.bucket}/shop${randomBytes(4).toString('hex')}`,
-      filesS3Endpoint: s3.endpoint,
-      filesS3Region: 'us-east-1',
-    };
+    const settings = s3SettingsOf(s3);
     // The bucket as the instances see it, to look inside.
     bucket = s3Storage(settings);
     const config = defaultConfig({
@@ -49,12 +114,14 @@ describe('two instances on one PostgreSQL sharing S3', { skip: !POSTGRES_AVAILAB
     await one?.close();
     await two?.close();
     await bucket?.close();
-    await s3?.close();
   });
 
   it('keeps an upload through one in the bucket, where the other reads it', async () => {
     const picture = await png(40, 30);
-    const upload = await multipart({ picture: { name: 'lamp.png', type: 'image/png', bytes: picture } }, { name: 'Lamp' });
+    const upload = await multipart(
+      { picture: { name: 'lamp.png', type: 'image/png', bytes: picture } },
+      { name: 'Lamp' },
+    );
     const created = await one.inject({ method: 'POST', url: '/product/', ...upload });
     assert.equal(created.statusCode, 201, created.body);
     const { id, picture: meta } = body<{ id: number; picture: FileMeta }>(created);

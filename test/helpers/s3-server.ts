@@ -10,6 +10,7 @@
  * `--openssl-legacy-provider`, any listing longer than a page fails with a 500.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,6 +31,18 @@ export const S3_TEST_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACC
 /** Puts {@link S3_TEST_CREDENTIALS} in the environment, where the SDK's default chain reads them. */
 export function useS3TestCredentials(): void {
   Object.assign(process.env, S3_TEST_CREDENTIALS);
+}
+
+/** The settings that keep files on `server`, under `prefix` (a new random one when not given; `''` for none). */
+export function s3SettingsOf(
+  server: S3Server,
+  prefix = `t${randomBytes(6).toString('hex')}`,
+): { filesUrl: string; filesS3Endpoint: string; filesS3Region: string } {
+  return {
+    filesUrl: `s3://${server.bucket}${prefix === '' ? '' : `/${prefix}`}`,
+    filesS3Endpoint: server.endpoint,
+    filesS3Region: 'us-east-1',
+  };
 }
 
 /** Run in the child: starts s3rver, prints its port, and stops when its stdin closes (the test process gone). */

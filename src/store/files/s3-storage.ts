@@ -42,10 +42,13 @@ function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: match[1], prefix: path === '' ? '' : `${path}/` };
 }
 
-/** Whether `error` is the SDK's answer for an object that is not there. */
+/**
+ * Whether `error` is the SDK's answer for an object that is not there (a HEAD's 404 has no
+ * body to name it, so the SDK calls it NotFound); a missing bucket (NoSuchBucket) is an error.
+ */
 function isMissing(error: unknown): boolean {
-  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
+  const { name } = error as { name?: string };
+  return name === 'NoSuchKey' || name === 'NotFound';
 }
 
 export function s3Storage(settings: S3Settings): FileStorage {
