@@ -13,6 +13,7 @@ import { join } from 'node:path';
 /** Files that run on one line of a CI run, by shard; any file not named here runs on every line. */
 const SHARDS = [
   [
+    'file-uploads',
     'account-tokens',
     'account-flows-store',
     'account-providers',
@@ -35,6 +36,7 @@ const SHARDS = [
     'record-rules',
   ],
   [
+    'file-refusals',
     'batch',
     'bulk-create',
     'change-feed-hostile',

@@ -117,6 +117,7 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
+  files: ['file-uploads', 'file-refusals'],
 };
 
 /** The files of one group, as paths from the project's root. */

@@ -2,7 +2,7 @@
  * Multipart bodies and small real files for the file suites: a body built by the platform's
  * own FormData (as a browser would send it), and images made by sharp.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -53,4 +53,12 @@ export function filesFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'restock-files-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** Every file under `dir` (a files folder), staged uploads included, as paths relative to it. */
+export function storedFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
 }

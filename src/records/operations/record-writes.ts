@@ -108,10 +108,12 @@ export async function changeRecord(
   const secret = password === undefined ? undefined : await kit.hash(password, holder);
   const conditions = mergeConditions(kit, caller, id, { ifMatch, patch: taken.fields, secret, mail, uploads });
   // Parsed already: the store merges the object, without writing and reading it again.
-  const record = await withStoredUploads(kit.files?.storage, kit.collection.plural, uploads, () =>
-    kit.records.merge(id, patch, conditions),
-  );
-  if (!record) throw kit.notFound(id);
+  // A record that is not there fails the write, so that the files put for it are taken out.
+  const record = await withStoredUploads(kit.files?.storage, kit.collection.plural, uploads, async () => {
+    const merged = await kit.records.merge(id, patch, conditions);
+    if (!merged) throw kit.notFound(id);
+    return merged;
+  });
   if (mail) kit.mailQueued();
   return record;
 }
