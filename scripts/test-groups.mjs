@@ -32,8 +32,6 @@ export const TEST_GROUPS = {
     'group-commit',
     'durability',
     'postgres',
-    'file-storage',
-    'files-s3',
   ],
   hostile: [
     'hostile-input',
@@ -117,7 +115,7 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
-  files: ['file-uploads', 'file-refusals'],
+  files: ['file-uploads', 'file-refusals', 'file-storage', 'files-s3'],
 };
 
 /** The files of one group, as paths from the project's root. */
