@@ -59,7 +59,7 @@ export async function startS3Server(bucket = 'restock-test'): Promise<S3Server> 
   const s3rver = createRequire(import.meta.url).resolve('s3rver');
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--openssl-legacy-provider', '-e', CHILD, s3rver, directory, bucket],
+    ['--openssl-legacy-provider', '--no-deprecation', '-e', CHILD, s3rver, directory, bucket],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const exited = once(child, 'exit');
