@@ -41,7 +41,7 @@ const memory = (pid: number, field: 'VmRSS' | 'VmHWM') =>
 /** One upload by curl, pinned to the load core: fetch's FormData streaming was the bottleneck (112 MB/s). */
 function upload(url: string, pin: string[]): number {
   const started = performance.now();
-  const [file, ...rest] = [...pin, 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code}'] as [string, ...string[]];
+  const [file = 'curl', ...rest] = [...pin, 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code}'];
   const form = ['-F', 'record={"title":"big"}', '-F', `file=@${source};type=application/octet-stream`];
   const status = execFileSync(file, [...rest, ...form, `${url}/upload/`]).toString();
   const seconds = (performance.now() - started) / 1000;

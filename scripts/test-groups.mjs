@@ -115,7 +115,17 @@ export const TEST_GROUPS = {
     'docs-page.browser',
   ],
   docs: ['readme', 'readme-links', 'doc-code', 'settings-docs', 'config'],
-  files: ['file-uploads', 'file-refusals', 'file-storage', 'files-s3'],
+  files: [
+    'file-uploads',
+    'file-refusals',
+    'file-reaper',
+    'file-sweep',
+    'file-life-cycle',
+    'file-commands',
+    'file-crash',
+    'file-storage',
+    'files-s3',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */

@@ -146,6 +146,26 @@ for (const kind of STORE_KINDS) {
       problem(forged, 422, 'file-not-uploaded');
     });
 
+    it('holds a batch to what JSON may say of files: keep, remove, never name a new one', async () => {
+      const created = body(
+        await upload('sam', 'POST', '/product/', { picture: await picture('kept.png') }, { name: 'K' }),
+      );
+      const held = created.picture as FileMeta;
+      const batch = (operations: unknown[]) =>
+        ctx.app.inject({ method: 'POST', url: '/batch/', payload: operations, headers: headersOf(shop, 'sam') });
+      const forged = { ...held, name: 'other_0123456789.png' };
+      const refused = await batch([
+        { method: 'PUT', path: `/product/${created.id}/`, body: { price: 1 } },
+        { method: 'POST', path: '/products/', body: { name: 'Forged', picture: forged } },
+      ]);
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.match(refused.body, /file-not-uploaded/);
+      const kept = await batch([{ method: 'PUT', path: `/product/${created.id}/`, body: { price: 3, picture: held } }]);
+      assert.equal(kept.statusCode, 200, kept.body);
+      const after = body(await ctx.app.inject({ url: `/product/${created.id}/` }));
+      assert.deepEqual([after.price, after.picture], [3, held]);
+    });
+
     it('replays a retried upload under the same Idempotency-Key', async () => {
       const file = await picture('once.png');
       const key = { 'idempotency-key': `upload-${kind.name}` };

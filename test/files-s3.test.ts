@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -86,6 +89,40 @@ describe('S3 storage', () => {
       for (const body of held) assert.deepEqual(await bytesOf(body), picture);
     } finally {
       await storage.close();
+    }
+  });
+});
+
+describe('S3 storage staging', { skip: process.getuid === undefined && 'no user ids here' }, () => {
+  it("stages uploads in the user's private folder, shared by every storage and kept at close", async () => {
+    const one = s3Storage(s3SettingsOf(s3));
+    const two = s3Storage(s3SettingsOf(s3));
+    assert.equal(one.stagingDir, join(tmpdir(), `restock-uploads-${process.getuid?.()}`));
+    assert.equal(two.stagingDir, one.stagingDir);
+    assert.equal(statSync(one.stagingDir).mode & 0o077, 0);
+    await one.close();
+    await two.close();
+    assert.ok(existsSync(one.stagingDir), 'other processes may be staging there');
+  });
+
+  it('stages in a folder of its own, removed at close, when the shared one is open to others', async () => {
+    const temporary = process.env.TMPDIR;
+    const dir = mkdtempSync(join(tmpdir(), 'restock-tmp-'));
+    process.env.TMPDIR = dir;
+    try {
+      const shared = join(dir, `restock-uploads-${process.getuid?.()}`);
+      mkdirSync(shared);
+      chmodSync(shared, 0o777);
+      const storage = s3Storage(s3SettingsOf(s3));
+      assert.notEqual(storage.stagingDir, shared);
+      assert.equal(dirname(storage.stagingDir), dir);
+      assert.equal(statSync(storage.stagingDir).mode & 0o077, 0);
+      await storage.close();
+      assert.equal(existsSync(storage.stagingDir), false);
+    } finally {
+      if (temporary === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = temporary;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import { fastifyOptions } from './fastify-options.js';
 import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
+import { fileUpkeep } from './plugins/file-upkeep.js';
 import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
@@ -113,6 +114,11 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(plugins.metrics, { store });
   const drain = mailDrainOf(app, config, catalog, store);
   app.register(mail, { outbox: store.mail, drain });
+  if (fileStorage) {
+    // Only a catalog with file fields holds file storage, and so a reaper and a sweep.
+    const graceMs = config.filesSweepGraceSeconds * 1000;
+    app.register(fileUpkeep, { store, storage: fileStorage, catalog, graceMs });
+  }
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });

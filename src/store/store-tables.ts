@@ -15,6 +15,7 @@ export const STORE_TABLES: readonly string[] = [
   'change_seqs',
   'changes',
   'declared_refs',
+  'file_reaper_cursors',
   'idempotency_keys',
   'mail_outbox',
   'record_refs',

@@ -10,6 +10,7 @@ import type { UniqueField } from '../core/unique-field.js';
 import type { AccountTables } from './account-model.js';
 import type { BatchPlan, BatchResult } from './batch-model.js';
 import type { ChangeLog } from './change-log-model.js';
+import type { FileUpkeep } from './file-upkeep-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 import type { MailOutbox } from './mail-model.js';
 import type { StoredRecord } from './record-model.js';
@@ -175,6 +176,8 @@ export interface Store {
   readonly changes: ChangeLog;
   readonly accounts: AccountTables;
   readonly mail: MailOutbox;
+  /** The files' upkeep: the reaper's place in each change log, the file fields read for the sweep. */
+  readonly fileUpkeep: FileUpkeep;
   /**
    * Runs the steps `plan` gives, on any collections, in one transaction: all of them or
    * none. Resolves with each step's result, in order, once durable.
@@ -242,6 +245,7 @@ export interface StoreOptions {
 
 export * from './batch-model.js';
 export * from './change-log-model.js';
+export * from './file-upkeep-model.js';
 export * from './list-query-model.js';
 export * from './record-model.js';
 export * from './store-errors.js';

@@ -10,6 +10,8 @@
  * replaces the records that match on FIELD, and can run again after a failure (./upsert.ts).
  * Into a collection of accounts, a line's `password` never lands among its fields: a hash is
  * kept as it is, plain text is checked as a create checks it and hashed (./passwords.ts).
+ * Into a collection with file fields, a line naming a file the file storage lacks is refused
+ * (./missing-files.ts).
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -20,6 +22,7 @@ import { progressBar } from '../progress.js';
 import { InputError, type RecordText, readRecords } from '../record-reader.js';
 import { DryRun } from './dry-run.js';
 import { ImportWriter } from './import-writer.js';
+import { missingFilesCheck } from './missing-files.js';
 import { hashPasswords } from './passwords.js';
 import { BadRecord, lineLimit, type Pending, prepare } from './record-line.js';
 import { Upserter } from './upsert.js';
@@ -57,7 +60,15 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     enforceUnique: true,
   });
   const { plural: name, schema } = collection;
-  const read = (record: RecordText) => prepare(record, config, collection, newIds, indexedPaths);
+  const files = await missingFilesCheck(config, collection).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
+  const read = async (record: RecordText) => {
+    const pending = prepare(record, config, collection, newIds, indexedPaths);
+    await files?.check(pending);
+    return pending;
+  };
   const progress = progressBar(io, input, total, `${options['dry-run'] ? 'checking' : 'importing'} ${name}`);
   const started = Date.now();
   try {
@@ -67,7 +78,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
       try {
         for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
           try {
-            const pending = read(record);
+            const pending = await read(record);
             if (pending.password !== undefined) toHash++;
             await dryRun.add(pending);
           } catch (error) {
@@ -114,7 +125,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     };
     try {
       for await (const record of readRecords(input, lineLimit(config.maxRecordBytes))) {
-        const pending = read(record);
+        const pending = await read(record);
         const full = batch.length >= batchSize || batchBytes + pending.data.length > BATCH_BYTES;
         if (batch.length > 0 && (full || Boolean(batch[0]?.kept) !== Boolean(pending.kept))) await flush();
         batch.push(pending);
@@ -154,6 +165,7 @@ export async function runImport({ config, options, positionals, io }: CommandCon
     );
     return 0;
   } finally {
+    await files?.close();
     await close();
   }
 }

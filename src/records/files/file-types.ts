@@ -11,7 +11,12 @@ import mime from 'mime-types';
 import sharp from 'sharp';
 import type { FileField } from '../../core/file-fields.js';
 import { FileRefusal } from './file-refusal.js';
-import type { SentFile } from './staging.js';
+
+/** What the client said of a file: its name and its part's `Content-Type`. */
+export interface SentFile {
+  readonly filename: string;
+  readonly declaredType: string;
+}
 
 export interface ContentType {
   readonly mime: string;

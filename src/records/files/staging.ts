@@ -14,19 +14,13 @@ import type { FileField, FileMeta } from '../../core/file-fields.js';
 import { newFileName } from '../../store/files/file-keys.js';
 import type { FileStorage } from '../../store/files/file-storage.js';
 import { FileRefusal } from './file-refusal.js';
-import { checkImage, typeOfContent } from './file-types.js';
+import { checkImage, type SentFile, typeOfContent } from './file-types.js';
 
 /** A file staged for `field`: its metadata as the record will hold it, and where its bytes wait. */
 export interface StagedFile {
   readonly field: FileField;
   readonly meta: FileMeta;
   readonly path: string;
-}
-
-/** What the client said of a file: its name and its part's `Content-Type`. */
-export interface SentFile {
-  readonly filename: string;
-  readonly declaredType: string;
 }
 
 /** How many leading bytes the type is read from (what file-type reads at most). */

@@ -7,6 +7,13 @@
  * until then no record names it, so nothing serves it.
  */
 import type { Readable } from 'node:stream';
+import type { Config } from '../../config/index.js';
+
+/** The settings that say where files are kept (./open-file-storage.ts). */
+export type FileStorageSettings = Pick<
+  Config,
+  'filesDir' | 'filesUrl' | 'filesS3Endpoint' | 'filesS3Region' | 'databaseUrl'
+>;
 
 /** Bytes `start` to `end`, both inclusive (an HTTP byte range). */
 export interface ByteRange {

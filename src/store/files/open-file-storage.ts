@@ -6,13 +6,8 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../../config/index.js';
 import { sqlitePathOf } from '../open-store.js';
-import type { FileStorage } from './file-storage.js';
+import type { FileStorage, FileStorageSettings } from './file-storage.js';
 import { folderStorage } from './folder-storage.js';
-
-export type FileStorageSettings = Pick<
-  Config,
-  'filesDir' | 'filesUrl' | 'filesS3Endpoint' | 'filesS3Region' | 'databaseUrl'
->;
 
 export async function openFileStorage(settings: FileStorageSettings): Promise<FileStorage> {
   if (settings.filesUrl !== '') {

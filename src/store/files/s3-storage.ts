@@ -1,12 +1,11 @@
 /**
  * Files in S3-compatible object storage (`FILES_URL=s3://bucket/prefix`), as many instances
  * on one PostgreSQL need: each key an object under the prefix. Uploads are staged in a local
- * folder of this storage's own (under the system's temporary folder), then streamed to the
- * bucket; the staged file is removed once the bucket has it. Credentials come from the AWS
+ * folder (under the system's temporary folder), then streamed to the bucket; the staged file
+ * is removed once the bucket has it. Credentials come from the AWS
  * SDK's default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, a profile, a role).
  */
-import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, lstatSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +50,28 @@ function isMissing(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound';
 }
 
+/**
+ * The folder uploads are staged in: `restock-uploads-<uid>` in the system's temporary folder,
+ * shared by this user's processes on the machine, so that any one's sweep removes what a
+ * killed one left. It is used only when it is a real folder of this user's that no one else
+ * may enter: where anyone may write, a folder (or link) someone else made first would hand
+ * them the uploads. Otherwise (or on Windows), a new folder of this storage's own.
+ */
+function stagingFolder(): { path: string; own: boolean } {
+  const uid = process.getuid?.();
+  if (uid !== undefined) {
+    const shared = join(tmpdir(), `restock-uploads-${uid}`);
+    try {
+      mkdirSync(shared, { mode: 0o700 });
+    } catch {
+      // There already (checked below), or not to be made (a folder of its own then).
+    }
+    const stats = lstatSync(shared, { throwIfNoEntry: false });
+    if (stats?.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0) return { path: shared, own: false };
+  }
+  return { path: mkdtempSync(join(tmpdir(), 'restock-uploads-')), own: true };
+}
+
 export function s3Storage(settings: S3Settings): FileStorage {
   const { bucket, prefix } = parseS3Url(settings.filesUrl);
   const custom = settings.filesS3Endpoint !== '';
@@ -80,7 +101,8 @@ export function s3Storage(settings: S3Settings): FileStorage {
         }
       : {}),
   });
-  const stagingDir = join(tmpdir(), `restock-uploads-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const staging = stagingFolder();
+  const stagingDir = staging.path;
   const full = (key: string) => prefix + key;
 
   /** Every object under `under` (a full key prefix), a page at a time. */
@@ -191,7 +213,8 @@ export function s3Storage(settings: S3Settings): FileStorage {
     },
     async close() {
       client.destroy();
-      await rm(stagingDir, { recursive: true, force: true });
+      // A shared staging folder may hold other processes' uploads in flight.
+      if (staging.own) await rm(stagingDir, { recursive: true, force: true });
     },
   };
   return storage;

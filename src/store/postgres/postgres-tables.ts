@@ -125,6 +125,7 @@ const migrations: readonly Migration[] = [
   },
   { version: 11, ...shared.serverSecrets },
   { version: 12, ...shared.accountFlows },
+  { version: 13, ...shared.fileReaper },
 ];
 
 /**

@@ -7,6 +7,7 @@
 import { createAccountTables, createFlowTables } from './accounts/index.js';
 import { createChangeTables } from './change-log-sql.js';
 import type { Migration } from './driver.js';
+import { createFileReaperCursors } from './file-upkeep-sql.js';
 import { createReferenceTables } from './reference-sql.js';
 import { createServerSecrets } from './server-secrets.js';
 
@@ -22,6 +23,7 @@ export function sharedMigrations(idType: string): {
   accounts: SharedMigration;
   serverSecrets: SharedMigration;
   accountFlows: SharedMigration;
+  fileReaper: SharedMigration;
 } {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
@@ -29,5 +31,6 @@ export function sharedMigrations(idType: string): {
     accounts: { name: 'accounts', up: () => createAccountTables(idType) },
     serverSecrets: { name: 'server secrets', up: () => createServerSecrets() },
     accountFlows: { name: 'account flows', up: () => createFlowTables(idType) },
+    fileReaper: { name: 'file reaper', up: () => createFileReaperCursors(idType) },
   };
 }

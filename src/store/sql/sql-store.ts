@@ -17,6 +17,7 @@ import { sqlAccountTables } from './accounts/index.js';
 import { sqlChangeLog } from './change-log-sql.js';
 import type { Guard, SqlDriver } from './driver.js';
 import type { SqlEngine } from './engine.js';
+import { sqlFileUpkeep } from './file-upkeep-sql.js';
 import { sqlMailOutbox } from './mail-outbox-sql.js';
 import { recordPrograms } from './record-programs.js';
 import { sqlBatch } from './sql-batch.js';
@@ -57,6 +58,7 @@ export async function openSqlStore(
     changes: sqlChangeLog(engine, guard),
     accounts: sqlAccountTables(engine, guard),
     mail: sqlMailOutbox(driver, dialect, guard),
+    fileUpkeep: sqlFileUpkeep(engine, guard),
     batch: sqlBatch(
       engine,
       guard,

@@ -25,3 +25,22 @@ export function backupSqlite(source: string, destination: string): { bytes: numb
   }
   return { bytes: statSync(destination).size };
 }
+
+/**
+ * The values of the file fields `fields` of `table` in the database at `path` (a copy
+ * backupSqlite made), as JSON text, one record at a time: what `restock backup` copies the
+ * files of. Opened read-only, so the copy is left as it was made.
+ */
+export function* fileValuesIn(path: string, table: string, fields: readonly string[]): Generator<string> {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const columns = fields.map(() => `json_extract(data, '$."' || ? || '"')`).join(', ');
+    const rows = db
+      .prepare(`SELECT ${columns} FROM "${table}"`)
+      .raw()
+      .iterate(...fields) as Iterable<unknown[]>;
+    for (const row of rows) for (const value of row) if (typeof value === 'string') yield value;
+  } finally {
+    db.close();
+  }
+}

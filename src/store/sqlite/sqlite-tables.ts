@@ -87,6 +87,7 @@ const migrations: readonly Migration[] = [
   },
   { version: 8, ...shared.serverSecrets },
   { version: 9, ...shared.accountFlows },
+  { version: 10, ...shared.fileReaper },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */

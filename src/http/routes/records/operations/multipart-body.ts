@@ -77,8 +77,8 @@ export async function readMultipart(
 function formValue(kit: RecordKit, name: string, text: string): unknown {
   const properties = kit.collection.schema?.document.properties;
   const schema = isObject(properties) && isObject(properties[name]) ? properties[name] : {};
-  const types = [schema.type].flat();
-  if (types.includes('string') || types.length === 0 || types[0] === undefined) return text;
+  const types = [schema.type].flat().filter((type) => typeof type === 'string');
+  if (types.length === 0 || types.includes('string')) return text;
   if ((types.includes('number') || types.includes('integer')) && text.trim() !== '' && Number.isFinite(Number(text))) {
     return Number(text);
   }
