@@ -2,23 +2,24 @@
  * Files kept in S3-compatible object storage (a real s3rver on 127.0.0.1): what the S3
  * storage does beyond the contract every storage keeps (test/file-storage.test.ts), and two
  * instances on one PostgreSQL database sharing a bucket, as the service runs when it has
- * many: what one stores, the other finds.
+ * many: what one stores, the other finds, and what a change through either replaced or
+ * deleted leaves the bucket.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
 import type { FileMeta } from '../src/core/file-fields.js';
 import { buildApp } from '../src/http/app.js';
-import { fileKey, thumbsOf } from '../src/store/files/file-keys.js';
+import { fileKey, thumbKey, thumbsOf } from '../src/store/files/file-keys.js';
 import type { FileStorage } from '../src/store/files/file-storage.js';
 import { s3Storage } from '../src/store/files/s3-storage.js';
 import { body, useDatabase } from './helpers/app.js';
+import { gone, holds } from './helpers/file-fixtures.js';
 import { OPEN_SHOP_SCHEMAS } from './helpers/open-shop.js';
 import { type S3Server, s3SettingsOf, startS3Server, useS3TestCredentials } from './helpers/s3-server.js';
 import { bytesOf, keysOf } from './helpers/stored-files.js';
@@ -153,21 +154,32 @@ describe('two instances on one PostgreSQL sharing S3', {
     await bucket?.close();
   });
 
+  const upload = async (app: FastifyInstance, method: 'POST' | 'PUT', url: string, bytes: Buffer) => {
+    const form = await multipart({ picture: { name: 'lamp.png', type: 'image/png', bytes } }, { name: 'Lamp' });
+    const response = await app.inject({ method, url, ...form });
+    assert.ok(response.statusCode < 300, response.body);
+    return body<{ id: number; picture: FileMeta }>(response);
+  };
+
   it('keeps an upload through one in the bucket, where the other reads it', async () => {
     const picture = await png(40, 30);
-    const upload = await multipart(
-      { picture: { name: 'lamp.png', type: 'image/png', bytes: picture } },
-      { name: 'Lamp' },
-    );
-    const created = await one.inject({ method: 'POST', url: '/product/', ...upload });
-    assert.equal(created.statusCode, 201, created.body);
-    const { id, picture: meta } = body<{ id: number; picture: FileMeta }>(created);
+    const { id, picture: meta } = await upload(one, 'POST', '/product/', picture);
     assert.equal(meta.size, picture.length);
-    const stored = await bucket.read(fileKey('products', meta.name));
-    assert.ok(stored, 'the object is in the bucket');
-    assert.deepEqual(await buffer(stored), picture);
-
+    assert.deepEqual(await bytesOf(await bucket.read(fileKey('products', meta.name))), picture);
     const read = await two.inject({ url: `/product/${id}/` });
     assert.deepEqual(body<{ picture: FileMeta }>(read).picture, meta);
+  });
+
+  it('removes from the bucket what a change through either replaced or deleted, thumbnails too', async () => {
+    const first = await upload(one, 'POST', '/product/', await png(8, 8));
+    const second = await upload(two, 'PUT', `/product/${first.id}/`, await png(9, 9));
+    assert.notEqual(second.picture.name, first.picture.name);
+    await gone(bucket, [fileKey('products', first.picture.name)]);
+    // A thumbnail as a download would have made it.
+    await bucket.putBytes(thumbKey('products', second.picture.name, '100x100'), await png(4, 4), 'image/png');
+    assert.ok(await holds(bucket, fileKey('products', second.picture.name)));
+    const deleted = await one.inject({ method: 'DELETE', url: `/product/${first.id}/` });
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    await gone(bucket, [fileKey('products', second.picture.name), thumbsOf('products', second.picture.name)]);
   });
 });
