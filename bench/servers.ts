@@ -21,9 +21,10 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
 /**
  * restock from this checkout, the plain node:http baseline, restock from another checkout
  * (`--against`), a bare Fastify route over the same statement (bench/framework-floor.ts),
+ * @fastify/static over a folder of files (bench/files.ts, whose `database` is that folder),
  * or a peer (`--peers`): the Express app of bench/peers/ or json-server.
  */
-export type Target = 'restock' | 'baseline' | 'against' | 'fastify' | PeerTarget;
+export type Target = 'restock' | 'baseline' | 'against' | 'fastify' | 'static' | PeerTarget;
 
 /** The peers: other servers of the same records, not restock's code (bench/peers/). */
 export const PEER_TARGETS = ['express', 'json-server'] as const;
@@ -38,6 +39,7 @@ export const isPeer = (target: string): target is PeerTarget => (PEER_TARGETS as
 const REFERENCE_SCRIPTS: Partial<Record<Target, string>> = {
   baseline: 'bench/baseline-server.ts',
   fastify: 'bench/fastify-server.ts',
+  static: 'bench/static-files-server.ts',
   express: 'bench/peers/express-app.mjs',
 };
 

@@ -123,6 +123,8 @@ export const TEST_GROUPS = {
     'file-life-cycle',
     'file-commands',
     'file-crash',
+    'files-download',
+    'files-thumbs-tokens',
     'file-storage',
     'files-s3',
   ],

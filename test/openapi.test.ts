@@ -663,6 +663,7 @@ describe('the OpenAPI document with collection schemas (SCHEMAS)', () => {
       [
         ['apiKey', 'http', 'bearer', undefined],
         ['accessToken', 'http', 'bearer', 'JWT'],
+        ['fileToken', 'apiKey', undefined, undefined],
       ],
     );
     assert.deepEqual(doc.security, [{}, { apiKey: [] }], 'the document-wide default is as before');

@@ -45,4 +45,10 @@ export const FILE_PROBLEM_TYPES = {
     description:
       "A thumbnail was asked of a size its field does not list (x-file's thumbs), or of a file that is no image.",
   },
+  'range-not-satisfiable': {
+    status: 416,
+    title: 'Range not satisfiable',
+    description:
+      "A download's Range asks for no byte the file has (it starts past its end); Content-Range gives its size.",
+  },
 } as const satisfies Record<string, { status: number; title: string; description: string }>;

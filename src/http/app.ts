@@ -92,7 +92,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     keys: config.apiKeys,
     publicReads: config.publicReads,
     ruled: catalog.collections.some((collection) => Object.keys(collection.rules).length > 0),
-    ...(accounts && { tokens: accounts.verified }),
+    ...(accounts && { tokens: accounts.verified, fileTokens: accounts.verifiedFiles }),
   });
   app.register(plugins.rateLimit, {
     max: config.rateLimitMax,
@@ -128,7 +128,17 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;
-    app.register(accountRoutes, { store, catalog, tokens, hasher, maxFailures, redisUrl, mail: mailQueue });
+    const { fileTokenSeconds } = config;
+    app.register(accountRoutes, {
+      store,
+      catalog,
+      tokens,
+      hasher,
+      maxFailures,
+      redisUrl,
+      mail: mailQueue,
+      fileTokenSeconds,
+    });
     app.register(verifyRoutes, { store, catalog, mail: mailQueue, redisUrl });
     const { publicUrl } = config;
     const clock = options.now && { now: options.now };

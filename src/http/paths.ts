@@ -38,6 +38,11 @@ export interface PathEntry {
   logLevel?: LogLevel;
   /** What the guards make of every method of the path, OPTIONS and 405s included (./route-policy.ts). */
   policy?: RoutePolicy;
+  /**
+   * `false`: its answers go out as they are, never compressed (a file's bytes, whose ranges,
+   * length and ETag are of the stored bytes, and which would be held to be compressed).
+   */
+  compress?: false;
   operations: Partial<Record<Method, Operation>>;
 }
 
@@ -58,6 +63,7 @@ export function registerPaths(app: FastifyInstance, entries: readonly PathEntry[
           url,
           handler: operation.handler,
           ...(entry.logLevel ? { logLevel: entry.logLevel } : {}),
+          ...(entry.compress === false && { compress: false }),
           schema: { ...operation.schema, hide: entry.alias } as FastifySchema,
           config: {
             ...policy,

@@ -23,6 +23,11 @@ declare module 'fastify' {
      */
     tokenInQuery?: boolean;
     /**
+     * An account may also come as `?token=`, a file token (a download: a link in an `<img>`
+     * or `<a>` cannot set headers). Only a file token is taken there, and nowhere else.
+     */
+    fileToken?: boolean;
+    /**
      * A collection's operation whose rules (`x-rules`) decide for callers without a key
      * (`apply`: the route applies them), or which its rules leave to API keys (`keys`).
      */
@@ -39,7 +44,7 @@ declare module 'fastify' {
 /** The policy a route may declare. */
 export type RoutePolicy = Pick<
   FastifyContextConfig,
-  'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'rules' | 'batch'
+  'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'fileToken' | 'rules' | 'batch'
 > & {
   rateLimit?: false;
 };

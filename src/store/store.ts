@@ -118,8 +118,7 @@ export type IdempotencyClaim =
   | { state: 'gone'; collection: string; id: number };
 
 /**
- * `Idempotency-Key`s, kept in the database so that every instance sees them and they
- * outlive restarts.
+ * `Idempotency-Key`s, kept in the database so that every instance sees them and they outlive restarts.
  */
 export interface IdempotencyKeys {
   /**
@@ -176,7 +175,6 @@ export interface Store {
   readonly changes: ChangeLog;
   readonly accounts: AccountTables;
   readonly mail: MailOutbox;
-  /** The files' upkeep: the reaper's place in each change log, the file fields read for the sweep. */
   readonly fileUpkeep: FileUpkeep;
   /**
    * Runs the steps `plan` gives, on any collections, in one transaction: all of them or

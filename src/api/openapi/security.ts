@@ -33,6 +33,7 @@ export interface RouteAccess {
 
 const API_KEY: Requirement = { apiKey: [] };
 const ACCESS_TOKEN: Requirement = { accessToken: [] };
+const FILE_TOKEN: Requirement = { fileToken: [] };
 
 /** The schemes: `apiKey` always (as before accounts), `accessToken` where tokens are verified and rules take them. */
 export function securitySchemes(catalog: Catalog, tokens: boolean) {
@@ -58,6 +59,16 @@ export function securitySchemes(catalog: Catalog, tokens: boolean) {
           "It is accepted where a collection's rules (x-rules) decide; a change feed also takes it as " +
           '`?access_token=`.',
       },
+      ...(signIns.length > 0 && {
+        fileToken: {
+          type: 'apiKey' as const,
+          in: 'query' as const,
+          name: 'token',
+          description:
+            "A file token (POST /<accounts>/auth/file-token/): an account's, short-lived (FILE_TOKEN_SECONDS), " +
+            'taken on file downloads only, for links that cannot carry a header.',
+        },
+      }),
     }),
   };
 }
@@ -97,7 +108,13 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
   const text = ruled && ruleText(ruled.collection, ruled.operation);
   const decides = `the collection's ${name} rule (x-rules)${text ? `, \`${text}\`,` : ''} decides`;
   return {
-    security: [API_KEY, ...(on.tokens ? [ACCESS_TOKEN] : []), ...(anonymous ? [{}] : [])],
+    security: [
+      API_KEY,
+      ...(on.tokens ? [ACCESS_TOKEN] : []),
+      // A file token is an account's: where no collection holds accounts, none is made.
+      ...(on.tokens && config.fileToken && catalog.collections.some((c) => c.account) ? [FILE_TOKEN] : []),
+      ...(anonymous ? [{}] : []),
+    ],
     description:
       `Without an API key, ${decides} for the caller${on.tokens ? ' (an account, by its access token)' : ''}. ` +
       (ruled === undefined || mayAdmitAnonymous(ruled.collection, ruled.operation)
@@ -148,6 +165,7 @@ function operationAt(url: string, method: string | undefined, plural: string, si
   const path = url.endsWith('/') ? url : `${url}/`;
   if (path === `/${plural}/` || path === `/${plural}/events/`) return method === 'POST' ? 'create' : 'list';
   if (path === `/${singular}/` && method === 'POST') return 'create';
+  if (path === `/${singular}/:id/files/:field/:name/` || path === `/${plural}/:id/files/:field/:name/`) return 'view';
   if (path === `/${singular}/:id/` || path === `/${plural}/:id/`) {
     return method === 'GET' ? 'view' : method === 'DELETE' ? 'delete' : 'update';
   }

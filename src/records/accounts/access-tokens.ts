@@ -36,16 +36,28 @@ export function ownClaims(claims: Readonly<Record<string, unknown>>): Record<str
   return Object.fromEntries(Object.entries(claims).filter(([name]) => !names.includes(name)));
 }
 
-/** An access token for `account`, valid for `lifeSeconds` from `now` (milliseconds). */
+/**
+ * The `aud` of a file token (a download's `?token=`, where a link cannot carry a header): an
+ * access token has none, and each check refuses the other's, so neither stands in for the other.
+ */
+export const FILE_AUDIENCE = 'restock:files';
+
+/**
+ * An access token for `account`, valid for `lifeSeconds` from `now` (milliseconds); with
+ * `audience`, a token for that use alone (a file token).
+ */
 export async function signAccessToken(
   keys: KeyRing,
   account: Account,
   lifeSeconds: number,
   now: number,
+  audience?: string,
 ): Promise<string> {
   const { kid, key } = await keys.signer();
   const issuedAt = Math.floor(now / 1000);
-  return new SignJWT({ ...ownClaims(account.claims), collection: account.collection })
+  const signed = new SignJWT({ ...ownClaims(account.claims), collection: account.collection });
+  if (audience !== undefined) signed.setAudience(audience);
+  return signed
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'JWT' })
     .setSubject(String(account.id))
     .setIssuer(OWN_ISSUER)
@@ -64,6 +76,8 @@ export interface OwnVerifyOptions {
    */
   readonly maxAgeSeconds: number;
   readonly now: number;
+  /** The use the token must be made for (a file token's); absent: an access token, which names no audience. */
+  readonly audience?: string;
 }
 
 const ACCOUNT_ID = /^[1-9][0-9]{0,15}$/;
@@ -93,7 +107,10 @@ export async function verifyOwnToken(
       clockTolerance: options.clockToleranceSeconds,
       currentDate: new Date(options.now),
       maxTokenAge: options.maxAgeSeconds,
+      ...(options.audience !== undefined && { audience: options.audience }),
     });
+    // A token made for another use (a file token's `?token=`) is no access token.
+    if (options.audience === undefined && payload.aud !== undefined) return undefined;
     if ((payload.exp as number) - (payload.iat as number) > options.maxAgeSeconds) return undefined;
     const { sub, collection } = payload;
     if (typeof collection !== 'string' || !options.holdsAccounts(collection)) return undefined;

@@ -19,12 +19,15 @@ export interface Accounts {
   readonly hasher?: PasswordHasher;
   /** Bearer tokens, checked once and then known until they expire. */
   readonly verified: VerifiedTokens;
+  /** File tokens (a download's `?token=`), likewise. */
+  readonly verifiedFiles: VerifiedTokens;
 }
 
 type AccountSettings = Pick<
   Config,
   | 'accessTokenMinutes'
   | 'refreshTokenDays'
+  | 'fileTokenSeconds'
   | 'passwordHashCost'
   | 'passwordHashBudget'
   | 'authIssuer'
@@ -46,6 +49,7 @@ export async function openAccounts(
     holdsAccounts: (plural) => catalog.byPlural(plural)?.account !== undefined,
     accessTokenSeconds: config.accessTokenMinutes * 60,
     refreshTokenSeconds: config.refreshTokenDays * 24 * 3600,
+    fileTokenSeconds: config.fileTokenSeconds,
     ...(outside && { outside }),
   });
   const verified = new VerifiedTokens((token) => tokens.verify(token));
@@ -55,6 +59,7 @@ export async function openAccounts(
       hasher: new PasswordHasher({ cost: config.passwordHashCost, budget: config.passwordHashBudget }),
     }),
     verified,
+    verifiedFiles: new VerifiedTokens((token) => tokens.verifyFile(token)),
   };
 }
 

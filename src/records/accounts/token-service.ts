@@ -7,7 +7,14 @@
  */
 import { decodeJwt } from 'jose';
 import type { AccountTables } from '../../store/account-model.js';
-import { type Account, type Auth, OWN_ISSUER, signAccessToken, verifyOwnToken } from './access-tokens.js';
+import {
+  type Account,
+  type Auth,
+  FILE_AUDIENCE,
+  OWN_ISSUER,
+  signAccessToken,
+  verifyOwnToken,
+} from './access-tokens.js';
 import { type OutsideProvider, outsideVerifier } from './outside-tokens.js';
 import { revokeRefreshFamily, rotateRefreshToken, startFamily } from './refresh-tokens.js';
 import { KeyRing } from './signing-keys.js';
@@ -22,6 +29,8 @@ export { KEY_RELOAD_MS, type Rotation, rotateSigningKeys, SIGNING_ALG } from './
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 /** A refresh token's life by default: 30 days (each refresh starts a new one). */
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 60 * 60;
+/** A file token's life by default: two minutes, enough to follow the link it is put in. */
+export const FILE_TOKEN_SECONDS = 120;
 /** How far two clocks may disagree over a token's times. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
 
@@ -33,6 +42,8 @@ export interface TokenOptions {
   readonly holdsAccounts: (plural: string) => boolean;
   readonly accessTokenSeconds?: number;
   readonly refreshTokenSeconds?: number;
+  /** A file token's life (FILE_TOKEN_SECONDS). */
+  readonly fileTokenSeconds?: number;
   readonly clockToleranceSeconds?: number;
   /** An outside identity provider whose tokens are accepted too. */
   readonly outside?: OutsideProvider;
@@ -64,8 +75,12 @@ export interface TokenService {
   refresh(collection: string, refreshToken: string): Promise<{ id: number; refreshToken: string } | undefined>;
   /** Revokes the family of a refresh token of `collection` (signing out that sign-in). */
   signOut(collection: string, refreshToken: string): Promise<void>;
-  /** The caller a bearer token names, or undefined for any token that is not valid. */
+  /** A file token for `account`: read as the account on downloads only, as `?token=`. */
+  fileToken(account: Account): Promise<{ token: string; expiresIn: number }>;
+  /** The caller a bearer token names, or undefined for any token that is not valid (a file token among them). */
   verify(token: string): Promise<Auth | undefined>;
+  /** The caller a file token names, or undefined for any token that is not one, or not valid. */
+  verifyFile(token: string): Promise<Auth | undefined>;
   /** Forgets refresh tokens that have expired; resolves with how many. */
   sweep(): Promise<number>;
   /** Reads the signing keys again now (it happens every `keyReloadMs` anyway). */
@@ -77,6 +92,7 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
   const now = options.now ?? Date.now;
   const accessSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
   const refreshMs = (options.refreshTokenSeconds ?? REFRESH_TOKEN_SECONDS) * 1000;
+  const fileSeconds = options.fileTokenSeconds ?? FILE_TOKEN_SECONDS;
   const clockToleranceSeconds = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
   const { holdsAccounts } = options;
   if (options.outside?.issuer === OWN_ISSUER) {
@@ -88,20 +104,30 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
   };
   const keys = await KeyRing.open(accounts, {
     now,
-    retiredAfterMs: (accessSeconds + clockToleranceSeconds) * 1000,
+    retiredAfterMs: (Math.max(accessSeconds, fileSeconds) + clockToleranceSeconds) * 1000,
     ...(options.keyReloadMs === undefined ? {} : { reloadMs: options.keyReloadMs }),
     ...(options.unknownKidReloadMs === undefined ? {} : { unknownKidReloadMs: options.unknownKidReloadMs }),
   });
 
-  const accessToken = async (account: Account) => {
+  const signed = async (account: Account, seconds: number, audience?: string) => {
     if (!holdsAccounts(account.collection)) {
       throw new Error(`"${account.collection}" is not a collection of accounts`);
     }
-    return { token: await signAccessToken(keys, account, accessSeconds, now()), expiresIn: accessSeconds };
+    return { token: await signAccessToken(keys, account, seconds, now(), audience), expiresIn: seconds };
   };
+  const accessToken = (account: Account) => signed(account, accessSeconds);
+  const verifyOwn = (token: string, maxAgeSeconds: number, audience?: string) =>
+    verifyOwnToken(keys, token, {
+      holdsAccounts,
+      clockToleranceSeconds,
+      maxAgeSeconds,
+      now: now(),
+      ...(audience !== undefined && { audience }),
+    });
 
   return {
     accessToken,
+    fileToken: (account) => signed(account, fileSeconds, FILE_AUDIENCE),
     async issue(account) {
       const access = await accessToken(account);
       const refreshToken = await startFamily(accounts, account, now() + refreshMs);
@@ -124,16 +150,13 @@ export async function openTokenService(accounts: AccountTables, options: TokenOp
       } catch {
         return undefined;
       }
-      if (issuer === OWN_ISSUER) {
-        return verifyOwnToken(keys, token, {
-          holdsAccounts,
-          clockToleranceSeconds,
-          maxAgeSeconds: accessSeconds,
-          now: now(),
-        });
-      }
+      if (issuer === OWN_ISSUER) return verifyOwn(token, accessSeconds);
       if (outside && issuer === outside.issuer) return outside.verify(token, now());
       return undefined;
+    },
+    async verifyFile(token) {
+      if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return undefined;
+      return verifyOwn(token, fileSeconds, FILE_AUDIENCE);
     },
     sweep: () => accounts.sweep(now()),
     reloadKeys: () => keys.reload(),

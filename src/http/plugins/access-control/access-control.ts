@@ -42,6 +42,8 @@ export interface AccessOptions {
   publicReads: boolean;
   /** Accounts' access tokens; absent when no collection holds accounts and no provider is trusted. */
   tokens?: TokenCheck;
+  /** Accounts' file tokens (`?token=` on a download); absent when no collection holds accounts. */
+  fileTokens?: TokenCheck;
   /** Whether any collection declares rules, which are checked even with no keys configured. */
   ruled?: boolean;
 }
@@ -77,8 +79,15 @@ export const accessControl = fp<AccessOptions>(
     });
     if (!checked) return;
     app.addHook('onRequest', async (request) => {
-      const token = request.routeOptions.config.tokenInQuery ? queryToken(request) : undefined;
-      const header = request.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
+      const { tokenInQuery, fileToken } = request.routeOptions.config;
+      const { authorization } = request.headers;
+      const file = fileToken && authorization === undefined ? queryToken(request, 'token') : undefined;
+      if (file !== undefined) {
+        setIdentity(request, (await options.fileTokens?.verify(file)) ?? 'invalid');
+        return;
+      }
+      const token = tokenInQuery ? queryToken(request, 'access_token') : undefined;
+      const header = authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
       setIdentity(request, await identify(header, options.keys, options.tokens));
     });
     app.addHook('preParsing', async (request, _reply, payload) => {
@@ -97,9 +106,9 @@ export const accessControl = fp<AccessOptions>(
   },
 );
 
-/** The `access_token` of a request's query, where a route takes one. */
-function queryToken(request: FastifyRequest): string | undefined {
-  const token = (request.query as Record<string, unknown> | undefined)?.access_token;
+/** The token named `name` in a request's query, where a route takes one. */
+function queryToken(request: FastifyRequest, name: 'access_token' | 'token'): string | undefined {
+  const token = (request.query as Record<string, unknown> | undefined)?.[name];
   return typeof token === 'string' ? token : undefined;
 }
 

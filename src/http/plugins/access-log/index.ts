@@ -42,8 +42,9 @@ export function accessLogOptions(
 
 /**
  * A URL without the values of its secrets: an `access_token` (a change feed's key, see
- * route-policy.ts), and the `code` and `state` a provider's sign-in comes back with (each
- * would let whoever reads the log finish that sign-in), however their names are spelled:
+ * route-policy.ts), a `token` (a download's file token), and the `code` and `state` a
+ * provider's sign-in comes back with (each would let whoever reads the log finish that
+ * sign-in), however their names are spelled:
  * the query parser decodes `access%5Ftoken` to the same name. A record filter on a field
  * named `code` or `state` loses its value in the log too, which costs less than a guess.
  */
@@ -51,7 +52,7 @@ function redacted(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
   const query = url.slice(start + 1);
-  if (!/%|access_token|code|state/i.test(query)) return url;
+  if (!/%|token|code|state/i.test(query)) return url;
   const pairs = query.split('&').map((pair) => {
     const name = pair.split('=', 1)[0] as string;
     return isTokenName(name) ? `${name}=[redacted]` : pair;
@@ -59,7 +60,7 @@ function redacted(url: string): string {
   return `${url.slice(0, start + 1)}${pairs.join('&')}`;
 }
 
-const SECRET_NAMES: ReadonlySet<string> = new Set(['access_token', 'code', 'state']);
+const SECRET_NAMES: ReadonlySet<string> = new Set(['access_token', 'token', 'code', 'state']);
 
 function isTokenName(name: string): boolean {
   try {

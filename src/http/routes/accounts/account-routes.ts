@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { accountDocs } from '../../../api/openapi/account-operations.js';
+import { fileTokenDocs } from '../../../api/openapi/file-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { Collection } from '../../../core/collection.js';
 import type { PasswordHasher, TokenService } from '../../../records/accounts/index.js';
@@ -29,6 +30,7 @@ import { addressKey } from '../../plugins/rate-limit/index.js';
 import { connectRedis } from '../../plugins/rate-limit/redis.js';
 import { registerSweep } from '../sweep.js';
 import { emailPaths } from './email-routes.js';
+import { fileTokenOperation } from './file-token-route.js';
 import type { FlowDeps } from './flow-deps.js';
 import { meOperation } from './me-route.js';
 import { resetPaths } from './reset-routes.js';
@@ -45,6 +47,8 @@ export interface AccountRoutesOptions {
   redisUrl: string;
   /** Where account mail goes (a password reset's): whether it can, and how its sender is woken. */
   mail?: MailQueue;
+  /** A file token's life in seconds (FILE_TOKEN_SECONDS), as the document states it. */
+  fileTokenSeconds: number;
 }
 
 /** How often expired refresh tokens are forgotten. */
@@ -86,12 +90,13 @@ function registerAccountRoutes(
     return refreshToken;
   };
   const docs = accountDocs(collection);
+  const own = { catalog: options.catalog, collection, records };
   registerPaths(app, [
     {
       url: `/${collection.plural}/auth/`,
       policy: { public: true },
       operations: {
-        GET: meOperation(options.catalog, collection, records, docs.me),
+        GET: meOperation(own, docs.me),
         POST: {
           docs: docs.signIn,
           async handler(request, reply) {
@@ -134,6 +139,13 @@ function registerAccountRoutes(
             return sendTokens(reply, { ...access, refreshToken: rotated.refreshToken }, record);
           },
         },
+      },
+    },
+    {
+      url: `/${collection.plural}/auth/file-token/`,
+      policy: { public: true },
+      operations: {
+        POST: fileTokenOperation(options, own, fileTokenDocs(collection, options.fileTokenSeconds)),
       },
     },
     ...(collection.account?.email === undefined ? [] : resetPaths(collection, flows, docs)),

@@ -9,9 +9,11 @@ import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
 import { ChangeHubs } from '../../../records/change-hub.js';
 import type { FileSettings } from '../../../records/files/index.js';
+import { Thumbnails } from '../../../records/files/thumbnails.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
 import { type MailQueue, recordKits, recordLimitsOf } from '../../../records/operations/index.js';
 import type { Store } from '../../../store/store.js';
+import { registerFileRoutes } from '../files/index.js';
 import { registerBatchRoute } from './batch/index.js';
 import { registerChangeFeedMetrics } from './change-feed-metrics.js';
 import { registerChangeLogTrim } from './change-log-trim.js';
@@ -113,6 +115,13 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
       feeds,
       bodyLimits: { maxDepth, maxFieldNameLength, maxRecordFields },
     });
+  }
+  const { files } = options;
+  if (files) {
+    const thumbnails = new Thumbnails({ maxPixels: files.maxPixels });
+    for (const collection of catalog.collections) {
+      if (collection.files.length > 0) registerFileRoutes(app, kitOf(collection), thumbnails);
+    }
   }
   registerBatchRoute(app, {
     store,
