@@ -161,13 +161,27 @@ describe('two instances on one PostgreSQL sharing S3', {
     return body<{ id: number; picture: FileMeta }>(response);
   };
 
-  it('keeps an upload through one in the bucket, where the other reads it', async () => {
+  it('keeps an upload through one in the bucket, where the other serves it: whole, a range, a thumbnail', async () => {
     const picture = await png(40, 30);
     const { id, picture: meta } = await upload(one, 'POST', '/product/', picture);
     assert.equal(meta.size, picture.length);
     assert.deepEqual(await bytesOf(await bucket.read(fileKey('products', meta.name))), picture);
     const read = await two.inject({ url: `/product/${id}/` });
     assert.deepEqual(body<{ picture: FileMeta }>(read).picture, meta);
+
+    const url = `/product/${id}/files/picture/${meta.name}`;
+    const whole = await two.inject({ url });
+    assert.equal(whole.statusCode, 200, whole.body);
+    assert.equal(whole.headers['content-type'], 'image/png');
+    assert.deepEqual(whole.rawPayload, picture);
+    const part = await two.inject({ url, headers: { range: 'bytes=1-3' } });
+    assert.equal(part.statusCode, 206);
+    assert.deepEqual(part.rawPayload, picture.subarray(1, 4));
+    const thumb = await two.inject({ url: `${url}?thumb=100x100` });
+    assert.equal(thumb.statusCode, 200, thumb.body);
+    assert.ok(await holds(bucket, thumbKey('products', meta.name, '100x100')), 'the thumbnail is kept in the bucket');
+    const again = await one.inject({ url: `${url}?thumb=100x100` });
+    assert.deepEqual(again.rawPayload, thumb.rawPayload);
   });
 
   it('removes from the bucket what a change through either replaced or deleted, thumbnails too', async () => {
@@ -175,9 +189,9 @@ describe('two instances on one PostgreSQL sharing S3', {
     const second = await upload(two, 'PUT', `/product/${first.id}/`, await png(9, 9));
     assert.notEqual(second.picture.name, first.picture.name);
     await gone(bucket, [fileKey('products', first.picture.name)]);
-    // A thumbnail as a download would have made it.
-    await bucket.putBytes(thumbKey('products', second.picture.name, '100x100'), await png(4, 4), 'image/png');
-    assert.ok(await holds(bucket, fileKey('products', second.picture.name)));
+    const thumb = await one.inject({ url: `/product/${first.id}/files/picture/${second.picture.name}?thumb=100x100` });
+    assert.equal(thumb.statusCode, 200, thumb.body);
+    assert.ok(await holds(bucket, thumbsOf('products', second.picture.name)));
     const deleted = await one.inject({ method: 'DELETE', url: `/product/${first.id}/` });
     assert.equal(deleted.statusCode, 200, deleted.body);
     await gone(bucket, [fileKey('products', second.picture.name), thumbsOf('products', second.picture.name)]);
