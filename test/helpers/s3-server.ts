@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,13 +45,19 @@ export function s3SettingsOf(
   };
 }
 
-/** Run in the child: starts s3rver, prints its port, and stops when its stdin closes (the test process gone). */
+/**
+ * Run in the child: starts s3rver, prints its port, and when its stdin closes (closed, or the
+ * test process gone, killed or not) removes its folder and exits.
+ */
 const CHILD = `
 const S3rver = require(process.argv[1]);
 const [directory, bucket] = process.argv.slice(2);
 const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket }] });
 server.run().then(({ port }) => console.log(String(port)), (error) => { console.error(error); process.exit(1); });
-process.stdin.on('end', () => process.exit(0)).resume();
+process.stdin.on('end', () => {
+  require('node:fs').rmSync(directory, { recursive: true, force: true });
+  process.exit(0);
+}).resume();
 `;
 
 export async function startS3Server(bucket = 'restock-test'): Promise<S3Server> {
@@ -76,7 +82,6 @@ export async function startS3Server(bucket = 'restock-test'): Promise<S3Server> 
     async close() {
       child.stdin?.end();
       await exited;
-      rmSync(directory, { recursive: true, force: true });
     },
   };
 }
