@@ -62,6 +62,7 @@ const SHARDS = [
     'service',
   ],
   [
+    'file-types',
     'access',
     'address-budgets',
     'client-reads',

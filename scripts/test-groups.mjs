@@ -118,6 +118,7 @@ export const TEST_GROUPS = {
   files: [
     'file-uploads',
     'file-refusals',
+    'file-types',
     'file-reaper',
     'file-sweep',
     'file-life-cycle',
