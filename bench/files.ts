@@ -9,7 +9,10 @@
  * with sharp and stored), over several products' pictures, and the time of a request once
  * it is kept, with wrk's req/s for it too.
  *
- * Usage: node --import tsx bench/files.ts [--reps 3] [--duration 3] [--warmup 1] [--connections 50] [--thumbs 5]
+ * With `--pocketbase`, PocketBase's file route (`/api/files/…`, its official binary from
+ * npm, bench/peers/pocketbase.ts) serves the same picture and makes the same thumbnail too.
+ *
+ * Usage: node --import tsx bench/files.ts [--reps 3] [--duration 3] [--warmup 1] [--connections 50] [--thumbs 5] [--pocketbase]
  * Loopback only (127.0.0.1); the seed is written through the store and the file storage, no HTTP.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,8 @@ import { folderStorage } from '../src/store/files/folder-storage.js';
 import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 import { storeFile } from '../test/helpers/files.js';
 import { median } from './median.js';
-import { type BenchServer, corePins, startServer, waitUntilIdle } from './servers.js';
+import { startPocketBase } from './peers/pocketbase.js';
+import { type BenchServer, corePins, cpuSecondsOf, freePort, startServer, waitUntilIdle } from './servers.js';
 import { ensureWrk, type LoadResult, runLoad } from './wrk.js';
 
 const { values } = parseArgs({
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     thumbs: { type: 'string', default: '5' },
+    pocketbase: { type: 'boolean', default: false },
   },
 });
 const reps = Number(values.reps);
@@ -72,7 +77,7 @@ async function seed(dir: string, thumbs: number) {
     });
   }
   await store.close();
-  return { database, filesDir, picture: { id: one.id, name: picture.name, size: bytes.length }, photo, photos };
+  return { database, filesDir, picture: { id: one.id, name: picture.name, size: bytes.length, bytes }, photo, photos };
 }
 
 async function load(server: BenchServer, path: string, duration: number): Promise<LoadResult> {
@@ -149,8 +154,20 @@ async function main() {
       cachedMs: median(cached),
       cachedRps: cachedLoad.rps,
     };
-    const report = { connections, reps, seconds, pinned: pins.server.length > 0, download, thumbnail };
+    const pocketbase = values.pocketbase
+      ? await againstPocketBase(dir, seeded, restock, paths.get(restock) as string, (s) => servers.push(s))
+      : undefined;
+    const report = { connections, reps, seconds, pinned: pins.server.length > 0, download, thumbnail, pocketbase };
     print(report);
+    if (pocketbase) {
+      console.log(`\nPocketBase 0.22 (its /api/files/ route, the same picture and photo)`);
+      console.log(
+        `  download             ${pocketbase.rps.toFixed(0)} req/s; restock ÷ PocketBase ${pocketbase.ratio.toFixed(3)} (${pocketbase.ratios.map((r) => r.toFixed(3))})`,
+      );
+      console.log(
+        `  thumbnail            first ${pocketbase.thumbFirstMs.toFixed(1)} ms, kept ${pocketbase.thumbKeptMs.toFixed(2)} ms`,
+      );
+    }
     const results = join('bench', 'results');
     mkdirSync(results, { recursive: true });
     writeFileSync(
@@ -161,6 +178,45 @@ async function main() {
     for (const server of servers) await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * PocketBase's file route against restock's, repetitions alternating: the same picture's
+ * req/s over the same connections, and a 400x400 thumbnail of each photo, first and kept.
+ */
+async function againstPocketBase(
+  dir: string,
+  seeded: Awaited<ReturnType<typeof seed>>,
+  restock: BenchServer,
+  restockPath: string,
+  started: (server: BenchServer) => void,
+) {
+  const pb = await startPocketBase(join(dir, 'pb_data'), await freePort(), pins.server);
+  const server: BenchServer = {
+    url: pb.url,
+    pid: pb.pid,
+    peakRssMb: () => Number.NaN,
+    cpuSeconds: () => cpuSecondsOf(pb.pid),
+    stop: () => pb.stop(),
+  };
+  started(server);
+  const path = await pb.upload(seeded.picture.bytes, 'picture.png', 'image/png');
+  await load(server, path, Number(values.warmup));
+  const ratios: number[] = [];
+  const rps: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const mine = await load(restock, restockPath, seconds);
+    const theirs = await load(server, path, seconds);
+    rps.push(theirs.rps);
+    ratios.push(mine.rps / theirs.rps);
+  }
+  const first: number[] = [];
+  const photos: string[] = [];
+  for (const _ of seeded.photos) photos.push(await pb.upload(seeded.photo, 'photo.jpg', 'image/jpeg'));
+  for (const photo of photos) first.push(await timed(`${pb.url}${photo}?thumb=400x400`));
+  const kept: number[] = [];
+  for (let i = 0; i < 50; i++) kept.push(await timed(`${pb.url}${photos[0]}?thumb=400x400`));
+  return { rps: median(rps), ratio: median(ratios), ratios, thumbFirstMs: median(first), thumbKeptMs: median(kept) };
 }
 
 function print({ download, thumbnail }: { download: Record<string, unknown>; thumbnail: Record<string, unknown> }) {

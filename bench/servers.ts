@@ -99,7 +99,7 @@ function hasTaskset(): boolean {
 }
 
 /** A free TCP port on loopback. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   probe.listen(0, '127.0.0.1');
   await once(probe, 'listening');

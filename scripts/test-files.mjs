@@ -63,6 +63,7 @@ const SHARDS = [
     'service',
   ],
   [
+    'file-types',
     'access',
     'address-budgets',
     'client-reads',
@@ -113,6 +114,7 @@ const SHARDS = [
     'paths',
     'schemas',
     'slow-clients',
+    'files-s3',
   ],
 ];
 

@@ -121,6 +121,7 @@ export const TEST_GROUPS = {
   files: [
     'file-uploads',
     'file-refusals',
+    'file-types',
     'file-reaper',
     'file-sweep',
     'file-life-cycle',
@@ -128,6 +129,8 @@ export const TEST_GROUPS = {
     'file-crash',
     'files-download',
     'files-thumbs-tokens',
+    'file-storage',
+    'files-s3',
   ],
 };
 

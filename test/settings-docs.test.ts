@@ -19,7 +19,7 @@ const groupsIn = (help: string) =>
   help.split('\n').flatMap((line) => /^(Server|Database|Records): /.exec(line)?.[1] ?? []);
 
 /** The flags a help text's table of settings lists. */
-const flagsIn = (help: string) => settingsRows(help).flatMap((line) => /^ {2}--([a-z-]+)/.exec(line)?.[1] ?? []);
+const flagsIn = (help: string) => settingsRows(help).flatMap((line) => /^ {2}--([a-z0-9-]+)/.exec(line)?.[1] ?? []);
 
 const byGroupOrder = (group: string) => ['server', 'database', 'records'].indexOf(group);
 

@@ -70,6 +70,15 @@ function accepts(accepted: readonly string[], type: string): boolean {
   );
 }
 
+/**
+ * Whether the media type `claimed` may name content of `sniffed`'s kind. Registries differ
+ * in the names of some (`audio/mp4` and file-type's `audio/x-m4a` for the same .m4a), so a
+ * type whose extensions include the content's names it too.
+ */
+function names(claimed: string, sniffed: { mime: string; ext: string }): boolean {
+  return claimed === normal(sniffed.mime) || (mime.extensions[claimed] ?? []).includes(sniffed.ext);
+}
+
 /** The type of a file whose first bytes are `head`, as `field` takes it; throws a refusal when it disagrees with `sent`. */
 export async function typeOfContent(field: FileField, head: Buffer, sent: SentFile): Promise<ContentType> {
   const declared = normal(sent.declaredType) === NO_CLAIM ? '' : normal(sent.declaredType);
@@ -80,9 +89,10 @@ export async function typeOfContent(field: FileField, head: Buffer, sent: SentFi
   const sniffed = await fileTypeFromBuffer(head);
   if (sniffed) {
     const content = normal(sniffed.mime);
-    if (declared !== '' && declared !== content)
+    if (declared !== '' && !names(declared, sniffed)) {
       throw refuse(`its content is ${content}, not the ${declared} its part declares`);
-    if (named !== '' && named !== content) {
+    }
+    if (named !== '' && nameExtension !== sniffed.ext && !names(named, sniffed)) {
       throw refuse(`its content is ${content}, which its name's .${nameExtension} contradicts`);
     }
     type = { mime: content, extension: sniffed.ext };

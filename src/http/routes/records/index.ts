@@ -52,7 +52,7 @@ export interface RecordRoutesOptions {
 }
 
 /**
- * Bodies come through the JSON body plugin, and Idempotency-Keys are kept per caller, as
+ * Bodies come through the JSON and multipart body plugins, and Idempotency-Keys are kept per caller, as
  * access control identifies the caller, and the change feeds count themselves on /metrics:
  * hence those dependencies.
  */
@@ -63,6 +63,7 @@ export const recordRoutes = fp(serveRecords, {
     'restock-problems',
     'restock-openapi',
     'restock-json-body',
+    'restock-multipart-body',
     'restock-access-control',
     'restock-metrics',
   ],
