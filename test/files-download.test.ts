@@ -12,8 +12,9 @@ import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import type { FileMeta } from '../src/core/file-fields.js';
 import { problem } from './helpers/app.js';
-import { itKeptTheDocumentBesideUploads, useFileShop } from './helpers/file-shop.js';
+import { useFileShop } from './helpers/file-shop.js';
 import { picture } from './helpers/files.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { headersOf, type Sender } from './helpers/shop-accounts.js';
 import { STORE_KINDS } from './helpers/stores.js';
 
@@ -169,6 +170,6 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    itKeptTheDocumentBesideUploads(ctx);
+    itKeptTheDocument(ctx);
   });
 }

@@ -23,8 +23,9 @@ import type { FileStorage } from '../src/store/files/file-storage.js';
 import { folderStorage } from '../src/store/files/folder-storage.js';
 import type { StoredRecord } from '../src/store/store.js';
 import { problem } from './helpers/app.js';
-import { itKeptTheDocumentBesideUploads, useFileShop } from './helpers/file-shop.js';
+import { useFileShop } from './helpers/file-shop.js';
 import { picture, pngBomb, storeFile } from './helpers/files.js';
+import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { headersOf, type Sender } from './helpers/shop-accounts.js';
 import { STORE_KINDS } from './helpers/stores.js';
 import { claimsOf, storeKey } from './helpers/tokens.js';
@@ -233,6 +234,6 @@ for (const kind of STORE_KINDS) {
       problem(await post('write'), 403, 'forbidden');
     });
 
-    itKeptTheDocumentBesideUploads(ctx);
+    itKeptTheDocument(ctx);
   });
 }

@@ -19,7 +19,7 @@ import { folderStorage } from '../../src/store/files/folder-storage.js';
 import { openStore, storeOptionsOf } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { storeFile } from './files.js';
-import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './openapi-validator.js';
+import { type ContractRecorder, checkAgainstDocument } from './openapi-validator.js';
 import { headersOf, openShop, type Sender, type Shop, shopSettings } from './shop-accounts.js';
 import type { TestDatabase, TestStoreKind } from './stores.js';
 import { type FilePart, multipart } from './uploads.js';
@@ -107,20 +107,4 @@ export function useFileShop(kind: TestStoreKind, overrides: Partial<Config> = {}
     rmSync(dir, { recursive: true, force: true });
   });
   return context;
-}
-
-/** A multipart write, as the contract checker reports it: it reads no multipart body. */
-const UPLOAD = /^(POST|PUT) \/\w+\/(\d+\/)? → 2\d\d: accepted a request the document refuses: a body is required$/;
-
-/**
- * The suite's exchanges kept the document, its uploads aside: the checker reads JSON bodies
- * only, and takes a multipart write for one without a body. The downloads are checked whole.
- */
-export function itKeptTheDocumentBesideUploads(context: FileShop): void {
-  itKeptTheDocument({
-    get contract() {
-      const contract = context.contract;
-      return contract && { ...contract, violations: contract.violations.filter((line) => !UPLOAD.test(line)) };
-    },
-  });
 }
