@@ -90,6 +90,6 @@ describe('reads typed by their query, writes by the schema', () => {
     const types = await recordTypes(dir);
     rmSync(dir, { recursive: true, force: true });
     assert.match(types, /password\?: string;[\s\S]*"~restock"\?: \{ ?writeOnly: "password" ?\}/);
-    assert.match(await recordTypes('schemas/shop'), /"~restock"\?: \{ ?owner: "userId" ?\}/);
+    assert.match(await recordTypes('schemas/shop'), /"~restock"\?: \{ ?owner: "userId"; files: "attachments" ?\}/);
   });
 });
