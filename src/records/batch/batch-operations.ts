@@ -3,9 +3,11 @@
  * catalog's collections, every one checked before any runs: its method and path, its body's
  * shape, and each reference to an earlier result (./batch-references.ts).
  */
+
 import type { Catalog } from '../../core/catalog.js';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { escapePointer } from '../../core/json-pointer.js';
+import { recordIdOf } from '../../core/record-id.js';
 import type { RuleOperation } from '../../core/rules/rule-tree.js';
 import type { RecordKey } from '../../store/store.js';
 import { type FieldError, Refusal } from '../refusal.js';
@@ -155,8 +157,8 @@ function actionOf(method: string, item: boolean): BatchAction | undefined {
 function idOf(segment: string, pointer: string, index: number): number | ResultReference {
   const reference = referenceIn(decodedOrAsIs(segment));
   if (reference) return reference;
-  const id = /^[1-9][0-9]{0,15}$/.test(segment) ? Number(segment) : 0;
-  if (!Number.isSafeInteger(id) || id < 1) {
+  const id = recordIdOf(segment);
+  if (id === undefined) {
     throw new Refusal('not-found', `Operation ${index}: no record has the id "${segment}"; nothing ran.`, {
       errors: [{ pointer, message: 'names no record' }],
     });

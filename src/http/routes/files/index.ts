@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { fileDocs } from '../../../api/openapi/file-operations.js';
+import { recordIdOf } from '../../../core/record-id.js';
 import { findFile } from '../../../records/files/find-file.js';
 import type { Thumbnails } from '../../../records/files/thumbnails.js';
 import type { RecordKit } from '../../../records/operations/index.js';
@@ -37,8 +38,8 @@ export function registerFileRoutes(app: FastifyInstance, kit: RecordKit, thumbna
     async handler(request, reply) {
       const params = request.params as Static<typeof FileParamsShape>;
       const { thumb } = request.query as Static<typeof FileQueryShape>;
-      const id = /^[1-9][0-9]{0,15}$/.test(params.id) ? Number(params.id) : 0;
-      if (!Number.isSafeInteger(id) || id < 1) throw kit.notFound(params.id);
+      const id = recordIdOf(params.id);
+      if (id === undefined) throw kit.notFound(params.id);
       const found = await findFile(kit, callerOf(request), id, params.field, params.name);
       const { file, storage } = found;
       if (thumb === undefined) {

@@ -5,6 +5,7 @@
  * plumbing. Made once per collection by ../collection-routes.ts.
  */
 import type { FastifyRequest } from 'fastify';
+import { recordIdOf } from '../../../../core/record-id.js';
 import type { RecordKit } from '../../../../records/operations/index.js';
 import type { IdParams } from '../request-shapes.js';
 import type { CollectionRoutesOptions } from '../routes-options.js';
@@ -24,8 +25,8 @@ export function operationContext(options: CollectionRoutesOptions): OperationCon
     options,
     idOf(request) {
       const raw = (request.params as IdParams).id;
-      const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0;
-      if (!Number.isSafeInteger(id) || id < 1) throw kit.notFound(raw);
+      const id = recordIdOf(raw);
+      if (id === undefined) throw kit.notFound(raw);
       return id;
     },
   };
