@@ -193,4 +193,40 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
       await db.drop();
     }
   });
+
+  it('listens for changes on one connection, however many in the process watch the change log', async () => {
+    const db = await postgresKind.create();
+    const store = await openStore(db.url, catalogOf(['users', 'products']));
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const listeners = async () => {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'restock-changes'",
+      );
+      return (rows[0] as { n: number }).n;
+    };
+    try {
+      const heard = [false, false];
+      const stops = heard.map((_, i) => store.changes.watch((collection) => (heard[i] ||= collection === 'users')));
+      // A notification reaches a watcher only through a connection that LISTENs: once both
+      // have heard one, every connection they needed is open.
+      for (let tries = 0; !heard.every(Boolean); tries++) {
+        assert.ok(tries < 100, 'both watchers heard a change');
+        await store.collection('users').create('{"name":"noticed"}');
+        await sleep(50);
+      }
+      assert.equal(await listeners(), 1);
+      stops[0]?.();
+      assert.equal(await listeners(), 1, 'the other still watches');
+      stops[1]?.();
+      for (let tries = 0; (await listeners()) > 0; tries++) {
+        assert.ok(tries < 100, 'the last watcher gone, the connection ends');
+        await sleep(50);
+      }
+    } finally {
+      await client.end();
+      await store.close();
+      await db.drop();
+    }
+  });
 });

@@ -12,8 +12,9 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
+import { isFileName } from '../core/file-fields.js';
 import { loadCatalog } from '../core/load-catalog.js';
-import { isStoredName, namesInText } from '../records/files/stored-names.js';
+import { namesInText } from '../records/files/stored-names.js';
 import { filesFolderOf } from '../store/files/open-file-storage.js';
 import { fileValuesIn } from '../store/sqlite/backup.js';
 
@@ -38,7 +39,7 @@ export async function copyBackupFiles(config: Config, file: string): Promise<str
     const fields = files.map((field) => field.name);
     for (const text of fileValuesIn(file, plural, fields)) {
       for (const name of namesInText(text)) {
-        if (!isStoredName(name)) continue;
+        if (!isFileName(name)) continue;
         try {
           await copyFile(join(from, plural, name), join(into, plural, name), constants.COPYFILE_EXCL);
           copied++;

@@ -49,13 +49,24 @@ export const FILE_META_SCHEMA = {
   },
 };
 
+/**
+ * A name restock makes for a file (src/store/files/file-keys.ts): no separator and no
+ * leading dot, so that joined to its collection's folder it never reaches outside it.
+ */
+export const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$/;
+
+/** Whether `name` is one restock could have made: a record may come from elsewhere (an import, a hand edit). */
+export function isFileName(name: string): boolean {
+  return FILE_NAME.test(name);
+}
+
 /** A file's metadata as the record's schema checks it. */
 const META_VALUE = {
   type: 'object',
   required: ['name', 'type', 'size', 'sha256'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$' },
+    name: { type: 'string', pattern: FILE_NAME.source },
     type: { type: 'string', maxLength: 255 },
     size: { type: 'integer', minimum: 0 },
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },

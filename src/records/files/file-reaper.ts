@@ -14,6 +14,7 @@
 import type { Catalog } from '../../core/catalog.js';
 import type { Collection } from '../../core/collection.js';
 import { fileNamesOf } from '../../core/file-fields.js';
+import { isObject } from '../../core/is-object.js';
 import type { Change, ChangeLog } from '../../store/change-log-model.js';
 import type { FileUpkeep } from '../../store/file-upkeep-model.js';
 import type { FileStorage } from '../../store/files/file-storage.js';
@@ -197,5 +198,5 @@ export function staleNames(change: Change, collection: Pick<Collection, 'files'>
 
 function fieldsOf(json: string): Record<string, unknown> {
   const value: unknown = JSON.parse(json);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return isObject(value) ? value : {};
 }

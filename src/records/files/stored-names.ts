@@ -4,22 +4,12 @@
  * elsewhere: an import, a hand edit), so one that could reach outside its collection's
  * folder is never turned into a key.
  */
-import { filesIn } from '../../core/file-fields.js';
+import { filesIn, isFileName } from '../../core/file-fields.js';
 import { fileKey, thumbsOf } from '../../store/files/file-keys.js';
-
-/** A name restock could have made: no separator, no leading dot (so never `.` or `..`). */
-const STORED_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** Whether `name` is one restock could have stored (and so safe to join to a folder). */
-export function isStoredName(name: string): boolean {
-  return STORED_NAME.test(name);
-}
 
 /** The keys that removing `names` of `collection` removes: each file and its thumbnails' folder. */
 export function storedKeysOf(collection: string, names: readonly string[]): string[] {
-  return names
-    .filter((name) => STORED_NAME.test(name))
-    .flatMap((name) => [fileKey(collection, name), thumbsOf(collection, name)]);
+  return names.filter(isFileName).flatMap((name) => [fileKey(collection, name), thumbsOf(collection, name)]);
 }
 
 /** The names a file field's value, as JSON text ('' for none), holds. */

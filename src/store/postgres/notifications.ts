@@ -1,6 +1,7 @@
 /**
  * Listening for changes committed by any instance: one connection of its own (a pooled one
- * would be handed to other work) LISTENs on the change log's channel and wakes the feeds
+ * would be handed to other work) LISTENs on the change log's channel and wakes its watchers
+ * (the change feeds and the files' reaper, through one shared watch: ../sql/change-log-sql.ts)
  * with the collection each notification names. A poll once a second covers what a broken
  * connection missed until it is back (it reconnects after a second).
  */

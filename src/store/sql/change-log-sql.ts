@@ -107,7 +107,30 @@ export function sqlChangeLog({ driver, dialect }: SqlEngine, guard: Guard): Chan
         if (changes < TRIM_BATCH) return trimmed;
       }
     },
-    watch: (wake) => driver.watchChanges(wake),
+    watch: sharedWatch((wake) => driver.watchChanges(wake)),
+  };
+}
+
+/**
+ * One watch of the driver's (on PostgreSQL a connection of its own, LISTENing) for every
+ * watcher in the process (the change feeds, the files' reaper): started with the first,
+ * stopped with the last.
+ */
+function sharedWatch(watchChanges: (wake: (collection?: string) => void) => () => void): ChangeLog['watch'] {
+  const wakers = new Set<(collection?: string) => void>();
+  let stop: (() => void) | undefined;
+  return (wake) => {
+    // Its own function each time, so that one watcher's wake given twice is two watchers.
+    const waker = (collection?: string) => wake(collection);
+    wakers.add(waker);
+    stop ??= watchChanges((collection) => {
+      for (const each of wakers) each(collection);
+    });
+    return () => {
+      if (!wakers.delete(waker) || wakers.size > 0) return;
+      stop?.();
+      stop = undefined;
+    };
   };
 }
 
