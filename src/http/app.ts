@@ -104,7 +104,7 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     maxFieldNameLength: config.maxFieldNameLength,
     maxRecordFields: config.maxRecordFields,
   });
-  app.register(plugins.multipartBody);
+  app.register(plugins.multipartBody, { files: fileStorage !== undefined });
   app.register(openApi, {
     catalog,
     guards: { keys: config.apiKeys.length > 0, rateLimit: config.rateLimitMax > 0, tokens: accounts !== undefined },

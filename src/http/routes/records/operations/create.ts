@@ -15,7 +15,7 @@ import { holderOf } from '../../../plugins/rate-limit/index.js';
 import { requestKeyOf } from '../idempotency.js';
 import { isBulk, sendCreated, sendRecord } from '../record-response.js';
 import type { OperationContext } from './context.js';
-import { readMultipart } from './multipart-body.js';
+import { isMultipart, readMultipart } from './multipart-body.js';
 
 export function createOperation({ kit, options }: OperationContext): Operation {
   const created = (reply: FastifyReply, record: StoredRecord | StoredRecord[]) =>
@@ -25,7 +25,7 @@ export function createOperation({ kit, options }: OperationContext): Operation {
 
   return {
     async handler(request, reply) {
-      const multipart = request.isMultipart() ? await readMultipart(request, kit, options.bodyLimits) : undefined;
+      const multipart = isMultipart(request) ? await readMultipart(request, kit, options.bodyLimits) : undefined;
       try {
         const done = await createRecord(kit, {
           caller: callerOf(request),

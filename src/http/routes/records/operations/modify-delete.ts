@@ -14,7 +14,7 @@ import { prefers } from '../prefer.js';
 import { sendRecord } from '../record-response.js';
 import { IdParamsShape } from '../request-shapes.js';
 import type { OperationContext } from './context.js';
-import { readMultipart } from './multipart-body.js';
+import { isMultipart, readMultipart } from './multipart-body.js';
 
 export function modifyOperation({ kit, idOf, options }: OperationContext): Operation {
   return {
@@ -22,7 +22,7 @@ export function modifyOperation({ kit, idOf, options }: OperationContext): Opera
     async handler(request, reply) {
       const writer = { caller: callerOf(request), holder: holderOf(request) };
       const id = idOf(request);
-      const multipart = request.isMultipart() ? await readMultipart(request, kit, options.bodyLimits) : undefined;
+      const multipart = isMultipart(request) ? await readMultipart(request, kit, options.bodyLimits) : undefined;
       try {
         const ifMatch = request.headers['if-match'];
         const change = { ifMatch, body: multipart?.body ?? objectBody(request.body), uploads: multipart?.uploads };

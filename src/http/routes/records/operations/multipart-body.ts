@@ -23,6 +23,14 @@ export interface MultipartWrite {
 /** The record part's name. */
 const RECORD_PART = 'record';
 
+/**
+ * Whether `request` came as `multipart/form-data`. Only an app with file fields takes such a
+ * body (../../../plugins/multipart-body.ts); any other answers it `415` before a route runs.
+ */
+export function isMultipart(request: FastifyRequest): boolean {
+  return /^multipart\/form-data\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+}
+
 /** Reads `request`'s parts for `kit`'s collection; the caller discards the uploads once the write is done. */
 export async function readMultipart(
   request: FastifyRequest,
