@@ -70,7 +70,8 @@ describe('the SQLite library', () => {
     const root = new URL('..', import.meta.url);
     const files = ['src', 'test', 'bench', 'scripts'].flatMap((dir) =>
       readdirSync(new URL(dir, root), { recursive: true, encoding: 'utf8' })
-        .filter((name) => /\.(ts|mts|mjs|js)$/.test(name))
+        // Not bench/peers/node_modules, which `npm run bench -- --peers` installs (a package may be a folder named `x.js`).
+        .filter((name) => /\.(ts|mts|mjs|js)$/.test(name) && !name.split(/[\\/]/).includes('node_modules'))
         .map((name) => `${dir}/${name}`),
     );
     const valueImports = files.filter(
