@@ -1,14 +1,17 @@
 /**
  * The kinds of problem restock answers with (RFC 9457): each one's status, title and meaning;
- * accounts' own kinds are in ./account-problem-types.ts, files' in ./file-problem-types.ts.
+ * accounts' own kinds are in ./account-problem-types.ts, files' in ./file-problem-types.ts,
+ * webhooks' in ./webhook-problem-types.ts.
  */
 import { ACCOUNT_PROBLEM_TYPES } from './account-problem-types.js';
 import { FILE_PROBLEM_TYPES } from './file-problem-types.js';
+import { WEBHOOK_PROBLEM_TYPES } from './webhook-problem-types.js';
 
 /** Every kind of problem restock answers with: its status, title and what it means. */
 export const PROBLEM_TYPES = {
   ...ACCOUNT_PROBLEM_TYPES,
   ...FILE_PROBLEM_TYPES,
+  ...WEBHOOK_PROBLEM_TYPES,
   'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be understood.' },
   'malformed-json': {
     status: 400,

@@ -111,5 +111,10 @@ function combine(config: Config, source: Record<keyof Config, string>): Config {
       `HEADERS_TIMEOUT (${config.headersTimeout}) must not exceed REQUEST_TIMEOUT (${config.requestTimeout})`,
     );
   }
+  if (config.webhooksRetrySeconds >= config.eventsRetentionHours * 3600) {
+    throw new ConfigError(
+      `WEBHOOKS_RETRY_SECONDS (${config.webhooksRetrySeconds}) must be less than EVENTS_RETENTION_HOURS (${config.eventsRetentionHours}) in seconds: a paused webhook resumes from the change log`,
+    );
+  }
   return config;
 }

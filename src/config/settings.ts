@@ -24,6 +24,7 @@ import {
 } from './parsers.js';
 import { PROVIDER_SETTINGS } from './provider-settings.js';
 import type { Setting } from './setting.js';
+import { WEBHOOK_SETTINGS } from './webhook-settings.js';
 
 export const SETTINGS = {
   port: { default: '3000', parse: integer(0, 65535), group: 'server', help: 'TCP port to listen on' },
@@ -64,6 +65,7 @@ export const SETTINGS = {
   ...AUTH_SETTINGS,
   ...MAIL_SETTINGS,
   ...PROVIDER_SETTINGS,
+  ...WEBHOOK_SETTINGS,
   logLevel: {
     default: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

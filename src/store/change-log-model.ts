@@ -13,6 +13,8 @@ export interface Change {
   record: StoredRecord;
   /** For an update, the record's fields before it (JSON object text). */
   previous?: string;
+  /** When it was logged, as ISO 8601 text: in its write's transaction, so about when it committed. */
+  loggedAt?: string;
 }
 
 /** The changes of a collection the log holds: `first` to `last` (`first` is `last + 1` when it holds none). */

@@ -67,8 +67,8 @@ export function sqlChangeLog({ driver, dialect }: SqlEngine, guard: Guard): Chan
   const read = statement<'collection' | 'after' | 'limit'>(
     dialect.placeholder,
     (p) =>
-      `SELECT seq, kind, record_id AS id, data, previous, version, created_at AS "createdAt", updated_at AS "updatedAt" ` +
-      `FROM changes WHERE collection = ${p('collection')} AND seq > ${p('after')} ORDER BY seq LIMIT ${p('limit')}`,
+      `SELECT seq, kind, record_id AS id, data, previous, version, created_at AS "createdAt", updated_at AS "updatedAt", ` +
+      `logged_at AS "loggedAt" FROM changes WHERE collection = ${p('collection')} AND seq > ${p('after')} ORDER BY seq LIMIT ${p('limit')}`,
     'changes.read',
   );
   const bounds = statement<'collection'>(
@@ -145,5 +145,12 @@ function decode(row: Record<string, unknown>): Change {
     updatedAt: String(row.updatedAt),
   };
   const previous = row.previous === null || row.previous === undefined ? undefined : String(row.previous);
-  return { seq: Number(row.seq), kind: kind as Change['kind'], record, ...(previous !== undefined && { previous }) };
+  const loggedAt = row.loggedAt === null || row.loggedAt === undefined ? undefined : String(row.loggedAt);
+  return {
+    seq: Number(row.seq),
+    kind: kind as Change['kind'],
+    record,
+    ...(previous !== undefined && { previous }),
+    ...(loggedAt !== undefined && { loggedAt }),
+  };
 }
