@@ -35,6 +35,7 @@ const SHARDS = [
     'plugins',
     'record-reader',
     'record-rules',
+    'webhook-body',
     'webhook-deliveries-store',
   ],
   [
@@ -116,6 +117,7 @@ const SHARDS = [
     'schemas',
     'slow-clients',
     'files-s3',
+    'webhook-address',
     'webhook-store',
   ],
 ];
