@@ -9,6 +9,7 @@ import { appOriginsOf, type Config } from '../config/index.js';
 import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
+import { ChangeHubs } from '../records/change-hub.js';
 import { mailAvailable } from '../records/mail/index.js';
 import type { FileStorage } from '../store/files/file-storage.js';
 import { openFileStorage } from '../store/files/open-file-storage.js';
@@ -22,6 +23,7 @@ import * as plugins from './plugins/index.js';
 import { DEFAULT_LOAD_SHEDDING } from './plugins/load-shedding.js';
 import { mail } from './plugins/mail/index.js';
 import { openApi } from './plugins/openapi/index.js';
+import { webhookDelivery } from './plugins/webhooks/index.js';
 import { accountRoutes } from './routes/accounts/account-routes.js';
 import { providerRoutes } from './routes/accounts/provider-routes.js';
 import { verifyRoutes } from './routes/accounts/verify-routes.js';
@@ -119,12 +121,15 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
     const graceMs = config.filesSweepGraceSeconds * 1000;
     app.register(fileUpkeep, { store, storage: fileStorage, catalog, graceMs });
   }
+  // One reader of each collection's log in the process, for the change feeds and the webhooks alike.
+  const hubs = new ChangeHubs(store.changes, catalog);
+  app.register(webhookDelivery, { store, catalog, hubs, config });
   app.register(apiDocs, { publicUrl: config.publicUrl });
   app.register(browserConsole);
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
-  app.register(recordRoutes, { store, catalog, config, mail: mailQueue, files, ...(hasher && { hasher }) });
+  app.register(recordRoutes, { store, catalog, config, hubs, mail: mailQueue, files, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
     const { tokens } = accounts;
