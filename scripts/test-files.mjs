@@ -64,6 +64,7 @@ const SHARDS = [
     'page-memory',
     'query-plan',
     'service',
+    'webhook-crash',
   ],
   [
     'file-types',
@@ -120,6 +121,7 @@ const SHARDS = [
     'files-s3',
     'webhook-address',
     'webhook-store',
+    'webhook-instances',
   ],
 ];
 

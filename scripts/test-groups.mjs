@@ -139,6 +139,8 @@ export const TEST_GROUPS = {
     'webhook-sender',
     'webhook-store',
     'webhook-deliveries-store',
+    'webhook-crash',
+    'webhook-instances',
   ],
 };
 
