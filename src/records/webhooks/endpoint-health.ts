@@ -44,8 +44,13 @@ export class EndpointHealth {
   }
 }
 
-/** The wait before retry `attempt` (1, 2, …): doubling from `firstMs` up to an hour, jittered to between half and all of it. */
+/**
+ * The wait before retry `attempt` (1, 2, …): doubling from `firstMs` up to an hour, jittered
+ * to between half and all of it, in whole milliseconds: the time it makes (`nextAt`) is
+ * stored as an integer, and PostgreSQL refuses a fraction in a BIGINT, which failed every
+ * settle of the run from the first failed delivery on.
+ */
 export function backoffMs(attempt: number, firstMs: number, random = Math.random): number {
   const ceiling = Math.min(firstMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
-  return ceiling / 2 + (random() * ceiling) / 2;
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
