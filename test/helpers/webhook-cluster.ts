@@ -16,7 +16,7 @@ import { openStore } from '../../src/store/open-store.js';
 import type { Change } from '../../src/store/store.js';
 import type { Written } from './product-writes.js';
 import type { RunningServer } from './server.js';
-import type { Receiver } from './verifying-receiver.js';
+import type { Answer, Received, Receiver } from './verifying-receiver.js';
 
 /**
  * A short lease, so that a dead holder is taken over in seconds. A delivery starts only
@@ -79,6 +79,19 @@ export async function holderOf(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * An answer that fails (500) the first attempt of every `every`th change, so that it is
+ * retried and its record's next changes wait behind it; the others are answered `slowly`.
+ */
+export function failingAtFirst(every: number): Answer {
+  const failed = new Set<string>();
+  return (delivery) => {
+    if (failed.has(delivery.id) || Number(delivery.id.split('_').at(-1)) % every !== 0) return slowly();
+    failed.add(delivery.id);
+    return 500;
+  };
 }
 
 /** A receiver's answer that takes a few turns of the event loop, so that deliveries are under way for a while. */
@@ -150,16 +163,15 @@ export const messageIdOf = (change: Change) => `evt_products_${change.seq}`;
 /**
  * What `receiver` got against the log's `changes` and the load's `writes`: every delivery
  * signed, of a change the log holds, as that change says; a message sent twice the same both
- * times; each record's changes first arriving in their order; every acknowledged write in the
- * log; nothing of a refused batch anywhere. Resolves with how many deliveries were repeats.
+ * times; each record's changes first arriving, and first accepted, in their order; every
+ * acknowledged write in the log; nothing of a refused batch anywhere. Resolves with how many
+ * accepted deliveries repeated one accepted before.
  */
 export function checkDeliveries(receiver: Receiver, changes: readonly Change[], writes: Written): number {
   const bySeq = new Map(changes.map((change) => [messageIdOf(change), change]));
   const logged = new Set(changes.map((change) => `${change.record.id}@${change.record.version}`));
-  for (const { id, version } of writes.acknowledged)
-    assert.ok(logged.has(`${id}@${version}`), `${id}@${version} logged`);
+  for (const { id, version } of writes.acknowledged) assert.ok(logged.has(`${id}@${version}`), `${id}@${version}`);
   const first = new Map<string, string>();
-  const lastSeq = new Map<number, number>();
   for (const got of receiver.received) {
     assert.ok(got.verified, `${got.id}: its signature verifies`);
     for (const mark of writes.doomed) assert.ok(!got.body.includes(mark), `${got.id}: nothing of ${mark} arrives`);
@@ -174,9 +186,33 @@ export function checkDeliveries(receiver: Receiver, changes: readonly Change[], 
     assert.equal(got.payload.type, `products.${change.kind}`);
     const { id, data, createdAt, updatedAt } = change.record;
     assert.deepEqual(got.payload.data, { id, ...JSON.parse(data), createdAt, updatedAt }, `${got.id}: its record`);
+  }
+  inRecordOrder(receiver.received, bySeq, 'arrived');
+  inRecordOrder(receiver.accepted, bySeq, 'accepted');
+  return receiver.accepted.length - new Set(receiver.accepted.map((got) => got.id)).size;
+}
+
+/** Asserts that none of `servers` warned of its webhooks (a settle the store refused, a lease not taken…). */
+export function quietOf(servers: readonly RunningServer[]): void {
+  for (const server of servers) {
+    const warnings = server.output.filter((line) => /"level":[4-6]\d/.test(line) && /webhook/i.test(line));
+    assert.equal(warnings.length, 0, `server ${server.process.pid} warned: ${warnings[0]?.slice(0, 400)}`);
+  }
+}
+
+/** Asserts that the first of each message among `deliveries` come in each record's change order. */
+function inRecordOrder(deliveries: readonly Received[], bySeq: ReadonlyMap<string, Change>, what: string): void {
+  const seen = new Set<string>();
+  const lastSeq = new Map<number, number>();
+  for (const { id } of deliveries) {
+    const change = bySeq.get(id);
+    if (seen.has(id) || !change) continue;
+    seen.add(id);
     const previous = lastSeq.get(change.record.id) ?? 0;
-    assert.ok(previous < change.seq, `record ${change.record.id}: change ${change.seq} came after ${previous}`);
+    assert.ok(
+      previous < change.seq,
+      `record ${change.record.id}: change ${change.seq} first ${what} after ${previous}`,
+    );
     lastSeq.set(change.record.id, change.seq);
   }
-  return receiver.received.length - first.size;
 }
