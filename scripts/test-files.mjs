@@ -115,6 +115,10 @@ const SHARDS = [
     'schemas',
     'slow-clients',
     'files-s3',
+    'webhooks-api',
+    'webhooks-access',
+    'webhooks-deliveries',
+    'webhooks-declared',
   ],
 ];
 

@@ -10,10 +10,12 @@ import type { Catalog } from '../core/catalog.js';
 import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { mailAvailable } from '../records/mail/index.js';
+import { readDeclaredWebhooks } from '../records/webhooks/declared-webhooks.js';
 import type { FileStorage } from '../store/files/file-storage.js';
 import { openFileStorage } from '../store/files/open-file-storage.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import type { NewWebhook, WebhookTables } from '../store/webhook-model.js';
 import { fastifyOptions } from './fastify-options.js';
 import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
@@ -29,6 +31,7 @@ import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
 import { serviceRoutes } from './routes/service.js';
+import { webhookRoutes } from './routes/webhooks/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -66,6 +69,8 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   const accounts = await openAccounts(config, catalog, store);
   // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
   const providers = providersByCollection(config.authProviders, catalog);
+  // A WEBHOOKS file with a mistake fails the start, as a bad setting does.
+  const declaredWebhooks = readDeclaredWebhooks(config, catalog);
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -124,6 +129,10 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   app.register(serviceRoutes, { store, catalog });
   const hasher = accounts?.hasher;
   const mailQueue = { available: mailAvailable(config), queued: (dueAt?: number) => drain?.wake(dueAt) };
+  // TODO(wh-store): store.webhooks once the store's tables land on main.
+  const webhooks = (store as Store & { webhooks: WebhookTables }).webhooks;
+  await declareWebhooks(app, webhooks, config, declaredWebhooks);
+  app.register(webhookRoutes, { webhooks, catalog, settings: config });
   app.register(recordRoutes, { store, catalog, config, mail: mailQueue, files, ...(hasher && { hasher }) });
   if (accounts && hasher) {
     const { signInMaxFailures: maxFailures, redisUrl } = config;
@@ -156,4 +165,16 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;
+}
+
+/** Makes the store's declared webhooks the file's, and says which it removed (those the file no longer holds). */
+async function declareWebhooks(app: FastifyInstance, webhooks: WebhookTables, config: Config, declared: NewWebhook[]) {
+  const removed = await webhooks.declare(declared, Date.now());
+  if (removed.length > 0) app.log.info({ removed }, `Webhooks no longer declared, removed: ${removed.join(', ')}`);
+  const total = await webhooks.count();
+  if (total > config.webhooksMax) {
+    app.log.warn(
+      `${total} webhooks, more than WEBHOOKS_MAX (${config.webhooksMax}): none can be made until some are removed`,
+    );
+  }
 }
