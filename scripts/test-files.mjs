@@ -35,6 +35,7 @@ const SHARDS = [
     'plugins',
     'record-reader',
     'record-rules',
+    'webhook-body',
   ],
   [
     'file-refusals',
@@ -115,6 +116,7 @@ const SHARDS = [
     'schemas',
     'slow-clients',
     'files-s3',
+    'webhook-address',
     'webhooks-api',
     'webhooks-access',
     'webhooks-deliveries',

@@ -132,7 +132,15 @@ export const TEST_GROUPS = {
     'file-storage',
     'files-s3',
   ],
-  webhooks: ['webhooks-api', 'webhooks-access', 'webhooks-deliveries', 'webhooks-declared'],
+  webhooks: [
+    'webhook-address',
+    'webhook-body',
+    'webhook-sender',
+    'webhooks-api',
+    'webhooks-access',
+    'webhooks-deliveries',
+    'webhooks-declared',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */

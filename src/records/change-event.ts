@@ -31,7 +31,7 @@ export function eventFor(change: Change, where: readonly Condition[], rule?: Rul
   }
   const previous = change.previous;
   if (change.kind !== 'updated' || previous === undefined) return undefined;
-  if (!fits(() => memo(fieldsBefore, change, () => JSON.parse(previous) as Fields))) return undefined;
+  if (!fits(() => parsedBefore(change, previous))) return undefined;
   // What the feed saw last, never the fields its filter now leaves out.
   return memo(departures, change, () => {
     const seen: StoredRecord = { ...change.record, data: previous };
@@ -39,8 +39,17 @@ export function eventFor(change: Change, where: readonly Condition[], rule?: Rul
   });
 }
 
-function parsedNow(change: Change): Fields {
+/**
+ * The record's fields after `change`, parsed once for every feed and webhook handed the
+ * same change object.
+ */
+export function parsedNow(change: Change): Fields {
   return memo(fieldsNow, change, () => JSON.parse(change.record.data) as Fields);
+}
+
+/** An update's fields before it (`previous`), parsed once likewise. */
+export function parsedBefore(change: Change, previous: string): Fields {
+  return memo(fieldsBefore, change, () => JSON.parse(previous) as Fields);
 }
 
 function memo<T>(cache: WeakMap<Change, T>, change: Change, make: () => T): T {

@@ -92,7 +92,9 @@ export class WebhooksClient {
 
   /** Its kept deliveries, newest first (one page; the next: `before` the last one's `lastAttemptAt`). */
   deliveries(id: number, query: DeliveriesQuery = {}, options?: RequestOptions): Promise<WebhookDelivery[]> {
-    const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)]));
+    const search = new URLSearchParams(
+      Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+    );
     return this.#json('GET', `/webhook/${id}/deliveries/${search.size > 0 ? `?${search}` : ''}`, options);
   }
 
