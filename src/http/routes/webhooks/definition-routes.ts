@@ -11,11 +11,8 @@ import type { StoredWebhook } from '../../../store/webhook-model.js';
 import type { Operation, PathEntry } from '../../paths.js';
 import { objectBody } from '../../plugins/json-body.js';
 import { HttpProblem } from '../../problem.js';
-import type { WebhookRouteContext } from './index.js';
+import { WEBHOOK_POLICY, type WebhookRouteContext } from './webhook-context.js';
 import { webhookJson, webhookPath } from './webhook-json.js';
-
-/** What every webhook route asks of its caller (src/http/route-policy.ts). */
-export const WEBHOOK_POLICY = { writeKey: true } as const;
 
 /** Why a webhook paused through the API says it was. */
 export const PAUSED_BY_KEY = 'paused through the API';

@@ -8,8 +8,7 @@ import type { DeliveryState } from '../../../store/webhook-model.js';
 import type { PathEntry } from '../../paths.js';
 import { objectBody } from '../../plugins/json-body.js';
 import { HttpProblem } from '../../problem.js';
-import { WEBHOOK_POLICY } from './definition-routes.js';
-import type { WebhookRouteContext } from './index.js';
+import { WEBHOOK_POLICY, type WebhookRouteContext } from './webhook-context.js';
 import { deliveryJson, webhookPath } from './webhook-json.js';
 
 interface DeliveriesParams {

@@ -7,8 +7,7 @@ import { WEBHOOK_DOCS, WebhookIdParams } from '../../../api/openapi/webhook-oper
 import { newWebhookSecret } from '../../../records/webhooks/webhook-secret.js';
 import type { PathEntry } from '../../paths.js';
 import { HttpProblem } from '../../problem.js';
-import { WEBHOOK_POLICY } from './definition-routes.js';
-import type { WebhookRouteContext } from './index.js';
+import { WEBHOOK_POLICY, type WebhookRouteContext } from './webhook-context.js';
 
 export function secretPaths(context: WebhookRouteContext): PathEntry[] {
   return [
