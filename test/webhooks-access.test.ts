@@ -9,7 +9,7 @@ import { body, problem, useApp } from './helpers/app.js';
 import { type Credential, withKeys } from './helpers/keys.js';
 import { openShop, type Shop, shopSettings } from './helpers/shop-accounts.js';
 import { STORE_KINDS, sqliteKind } from './helpers/stores.js';
-import { HOOK_URL, hook } from './helpers/webhooks.js';
+import { HOOK_URL, hook } from './helpers/webhook-api.js';
 
 const PATHS: [string, 'GET' | 'POST' | 'PUT' | 'DELETE', object?][] = [
   ['/webhooks/', 'GET'],

@@ -9,7 +9,7 @@ import { body, problem, useApp } from './helpers/app.js';
 import { withKeys } from './helpers/keys.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
-import { HOOK_URL, hook, secret, webhooksFile } from './helpers/webhooks.js';
+import { HOOK_URL, hook, secret, webhooksFile } from './helpers/webhook-api.js';
 
 type Webhook = Record<string, unknown> & { id: number; secret?: string };
 

@@ -12,7 +12,7 @@ import { body, useDatabase } from './helpers/app.js';
 import { catalogOf } from './helpers/catalog.js';
 import { withKeys } from './helpers/keys.js';
 import { STORE_KINDS } from './helpers/stores.js';
-import { HOOK_URL, hook, secret, webhooksFile } from './helpers/webhooks.js';
+import { HOOK_URL, hook, secret, webhooksFile } from './helpers/webhook-api.js';
 
 const catalog = catalogOf(['users', 'products']);
 const settings = (webhooks: string, max = 100) => ({

@@ -15,7 +15,7 @@ import { body, problem, useApp } from './helpers/app.js';
 import { withKeys } from './helpers/keys.js';
 import { itKeptTheDocument } from './helpers/openapi-validator.js';
 import { STORE_KINDS } from './helpers/stores.js';
-import { delivery, HOOK_URL, hook, keepDeliveries } from './helpers/webhooks.js';
+import { delivery, HOOK_URL, hook, keepDeliveries } from './helpers/webhook-api.js';
 
 type Listed = Record<string, unknown> & { messageId: string; state: string };
 
