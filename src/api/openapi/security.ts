@@ -91,7 +91,8 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
   if (config.writeKey && on.keys) {
     const tokens = on.tokens ? "; an account's token is refused too" : '';
     return {
-      security: [API_KEY],
+      // A requirement of its own per route: one object met on every webhook route is a YAML alias each time.
+      security: [{ ...API_KEY }],
       description: `Only a write API key may call this, reads included: a read key gets 403${tokens}.`,
       problems: [...unauthorized, 'forbidden'],
     };

@@ -29,6 +29,16 @@ export const WebhookIdParams = Type.Object({
   id: Type.String({ description: "The webhook's id, a positive integer.", examples: ['1'] }),
 });
 
+/** The id as the document types it (Fastify reads it as text: any other text names no webhook, 404). */
+const IdPath = Type.Object({
+  id: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "The webhook's id, in decimal without a sign or leading zeros.",
+    examples: [1],
+  }),
+});
+
 export const DELIVERY_PAGE = { default: 50, max: 500 };
 
 export const DeliveriesQuery = Type.Object({
@@ -37,12 +47,14 @@ export const DeliveriesQuery = Type.Object({
       description: 'Only the deliveries in this state.',
     }),
   ),
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: DELIVERY_PAGE.max,
-    default: DELIVERY_PAGE.default,
-    description: 'The most deliveries in the page.',
-  }),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: DELIVERY_PAGE.max,
+      default: DELIVERY_PAGE.default,
+      description: 'The most deliveries in the page.',
+    }),
+  ),
   before: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -67,9 +79,37 @@ const webhook = componentRef('Webhook');
 const declared =
   'A webhook declared in the WEBHOOKS file is changed there only: this answers 409 (`webhook-declared`).';
 
-type WebhookOperation = 'list' | 'create' | 'get' | 'replace' | 'remove' | 'rotate' | 'deliveries' | 'replay';
+type WebhookOperation =
+  | 'list'
+  | 'create'
+  | 'createAtSingular'
+  | 'get'
+  | 'replace'
+  | 'remove'
+  | 'rotate'
+  | 'deliveries'
+  | 'replay';
 
-export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
+const create = (operationId: string, where: string): FastifySchema => ({
+  tags,
+  summary: 'Make a webhook',
+  operationId,
+  description:
+    'Its deliveries start with the changes committed after it is made. The answer holds its signing secret, ' +
+    `which is never shown again (rotating gives a new one).${where} WEBHOOKS_MAX caps the webhooks, declared ones ` +
+    'included.',
+  headers: requestHeaders(),
+  consumes: JSON_BODIES,
+  body: componentRef('WebhookDefinition'),
+  response: {
+    201: jsonResponse('The webhook, with its secret.', componentRef('WebhookCreated'), {
+      Location: Type.String({ description: "The webhook's path." }),
+    }),
+    ...withBody(['invalid-webhook', 'webhook-address-refused', 'too-many-webhooks']),
+  },
+});
+
+const docs: Record<WebhookOperation, FastifySchema> = {
   list: {
     tags,
     summary: 'List the webhooks',
@@ -77,33 +117,22 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     description: 'Every webhook, declared in the WEBHOOKS file or made through the API, by id; never a secret.',
     response: { 200: jsonResponse('The webhooks.', Type.Array(webhook)), ...noBody([]) },
   },
-  create: {
-    tags,
-    summary: 'Make a webhook',
-    operationId: 'createWebhook',
-    description:
-      'Its deliveries start with the changes committed after it is made. The answer holds its signing secret, ' +
-      'which is never shown again (rotating gives a new one). WEBHOOKS_MAX caps the webhooks, declared ones included.',
-    headers: requestHeaders(),
-    consumes: JSON_BODIES,
-    body: componentRef('WebhookDefinition'),
-    response: {
-      201: jsonResponse('The webhook, with its secret.', componentRef('WebhookCreated'), {
-        Location: Type.String({ description: "The webhook's path." }),
-      }),
-      ...withBody(['invalid-webhook', 'webhook-address-refused', 'too-many-webhooks']),
-    },
-  },
+  create: create('createWebhook', ''),
+  createAtSingular: create('createWebhookAtSingular', ' The same as `POST /webhooks/`.'),
   get: {
     tags,
     summary: 'Read a webhook',
     operationId: 'getWebhook',
+    params: IdPath,
+    description:
+      'Its definition, whether it is paused and why, and while a rotated secret still signs; never a secret.',
     response: { 200: jsonResponse('The webhook.', webhook), ...noBody(['not-found']) },
   },
   replace: {
     tags,
     summary: "Replace a webhook's definition, or pause or resume it",
     operationId: 'replaceWebhook',
+    params: IdPath,
     description:
       'The url, collections, events and filter are replaced as sent (events and filter left out: all events, ' +
       'no filter); a collection it did not follow before starts with the changes committed after. `paused` ' +
@@ -120,6 +149,7 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     tags,
     summary: 'Remove a webhook',
     operationId: 'deleteWebhook',
+    params: IdPath,
     description: `Its kept deliveries go with it. ${declared}`,
     headers: requestHeaders(),
     response: { 204: emptyResponse('Removed.'), ...noBody(['not-found', 'webhook-declared']) },
@@ -128,6 +158,7 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     tags,
     summary: "Rotate a webhook's secret",
     operationId: 'rotateWebhookSecret',
+    params: IdPath,
     description:
       'A new secret signs from now on; the one it replaces signs beside it (two signatures in `webhook-signature`) ' +
       `for WEBHOOKS_SECRET_OVERLAP_SECONDS, so that receivers can change over. ${declared}`,
@@ -141,6 +172,7 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     tags,
     summary: "List a webhook's kept deliveries",
     operationId: 'listWebhookDeliveries',
+    params: IdPath,
     description:
       'Newest (last attempted) first: those retrying, those waiting behind a retry of the same record, the dead ' +
       'letters (kept WEBHOOKS_DEAD_LETTER_HOURS) and the most recent successes.',
@@ -156,6 +188,7 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     tags,
     summary: 'Send deliveries again',
     operationId: 'replayWebhook',
+    params: IdPath,
     description:
       '`{"delivery": messageId}` sends one kept delivery again (a dead letter, say), with its attempts from zero; ' +
       '`{"since": time}` sends again every change committed since then that the change log still holds. Either ' +
@@ -170,3 +203,12 @@ export const WEBHOOK_DOCS: Record<WebhookOperation, FastifySchema> = {
     },
   },
 };
+
+/**
+ * Each operation's docs as plain JSON of its own: an object met twice in the document (a
+ * shared tag list, the id's schema) is written as a YAML alias in /openapi.yaml, and YAML
+ * readers refuse a document past a hundred of them.
+ */
+export const WEBHOOK_DOCS = Object.fromEntries(
+  Object.entries(docs).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as FastifySchema]),
+) as Record<WebhookOperation, FastifySchema>;

@@ -20,7 +20,6 @@ export const PAUSED_BY_KEY = 'paused through the API';
 type IdParams = { id: string };
 
 export function definitionPaths(context: WebhookRouteContext): PathEntry[] {
-  const create = createOperation(context);
   return [
     {
       url: '/webhooks/',
@@ -33,10 +32,14 @@ export function definitionPaths(context: WebhookRouteContext): PathEntry[] {
             return (await context.webhooks.list()).map((webhook) => webhookJson(webhook, now));
           },
         },
-        POST: create,
+        POST: createOperation(context, WEBHOOK_DOCS.create),
       },
     },
-    { url: '/webhook/', alias: true, policy: WEBHOOK_POLICY, operations: { POST: create } },
+    {
+      url: '/webhook/',
+      policy: WEBHOOK_POLICY,
+      operations: { POST: createOperation(context, WEBHOOK_DOCS.createAtSingular) },
+    },
     {
       url: '/webhook/:id/',
       policy: WEBHOOK_POLICY,
@@ -64,9 +67,9 @@ export function definitionPaths(context: WebhookRouteContext): PathEntry[] {
   ];
 }
 
-function createOperation(context: WebhookRouteContext): Operation {
+function createOperation(context: WebhookRouteContext, docs: Operation['docs']): Operation {
   return {
-    docs: WEBHOOK_DOCS.create,
+    docs,
     async handler(request, reply) {
       const { spec, secret: given } = definitionOrRefusal(objectBody(request.body), context.definitions);
       const { webhooksMax } = context.settings;

@@ -3,7 +3,12 @@
  * (`/webhook/{id}/replay/`): one kept delivery sent again, or every change since a time.
  * Declared webhooks are replayed too: replay changes what is sent, not the definition.
  */
-import { DeliveriesQuery, WEBHOOK_DOCS, WebhookIdParams } from '../../../api/openapi/webhook-operations.js';
+import {
+  DELIVERY_PAGE,
+  DeliveriesQuery,
+  WEBHOOK_DOCS,
+  WebhookIdParams,
+} from '../../../api/openapi/webhook-operations.js';
 import type { DeliveryState } from '../../../store/webhook-model.js';
 import type { PathEntry } from '../../paths.js';
 import { objectBody } from '../../plugins/json-body.js';
@@ -28,7 +33,8 @@ export function deliveryPaths(context: WebhookRouteContext): PathEntry[] {
           schema: { params: WebhookIdParams, querystring: DeliveriesQuery },
           docs: WEBHOOK_DOCS.deliveries,
           async handler(request, reply) {
-            const query = request.query as DeliveriesParams;
+            // The validator fills the default in; a caller that skips it gets the same.
+            const query = { limit: DELIVERY_PAGE.default, ...(request.query as Partial<DeliveriesParams>) };
             const before = query.before === undefined ? undefined : timeOf(query.before, 'before', 'invalid-query');
             const { id } = await context.found((request.params as { id: string }).id);
             const page = await context.webhooks.deliveries(id, {
