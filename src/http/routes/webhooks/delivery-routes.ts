@@ -13,7 +13,7 @@ import type { DeliveryState } from '../../../store/webhook-model.js';
 import type { PathEntry } from '../../paths.js';
 import { objectBody } from '../../plugins/json-body.js';
 import { HttpProblem } from '../../problem.js';
-import { WEBHOOK_POLICY, type WebhookRouteContext } from './webhook-context.js';
+import { byId, WEBHOOK_POLICY, type WebhookRouteContext } from './webhook-context.js';
 import { deliveryJson, webhookPath } from './webhook-json.js';
 
 interface DeliveriesParams {
@@ -30,13 +30,11 @@ export function deliveryPaths(context: WebhookRouteContext): PathEntry[] {
       policy: WEBHOOK_POLICY,
       operations: {
         GET: {
-          schema: { params: WebhookIdParams, querystring: DeliveriesQuery },
-          docs: WEBHOOK_DOCS.deliveries,
-          async handler(request, reply) {
+          ...byId(WEBHOOK_DOCS.deliveries, async (idText, request, reply) => {
             // The validator fills the default in; a caller that skips it gets the same.
             const query = { limit: DELIVERY_PAGE.default, ...(request.query as Partial<DeliveriesParams>) };
             const before = query.before === undefined ? undefined : timeOf(query.before, 'before', 'invalid-query');
-            const { id } = await context.found((request.params as { id: string }).id);
+            const { id } = await context.found(idText);
             const page = await context.webhooks.deliveries(id, {
               limit: query.limit,
               ...(query.state && { state: query.state }),
@@ -46,7 +44,8 @@ export function deliveryPaths(context: WebhookRouteContext): PathEntry[] {
             if (last && page.length === query.limit)
               reply.header('link', `<${nextPage(id, query, last.lastAttemptAt)}>; rel="next"`);
             return page.map((delivery) => deliveryJson(delivery, query.body === true));
-          },
+          }),
+          schema: { params: WebhookIdParams, querystring: DeliveriesQuery },
         },
       },
     },
@@ -54,25 +53,21 @@ export function deliveryPaths(context: WebhookRouteContext): PathEntry[] {
       url: '/webhook/:id/replay/',
       policy: WEBHOOK_POLICY,
       operations: {
-        POST: {
-          schema: { params: WebhookIdParams },
-          docs: WEBHOOK_DOCS.replay,
-          async handler(request, reply) {
-            const { id } = await context.found((request.params as { id: string }).id);
-            const asked = replayOf(objectBody(request.body));
-            const now = context.now();
-            if ('delivery' in asked) {
-              if (!(await context.webhooks.replay(id, asked.delivery, now))) {
-                throw new HttpProblem('nothing-to-replay', `Webhook ${id} keeps no delivery "${asked.delivery}".`);
-              }
-              context.notify(id);
-              return reply.code(202).send({ replayed: 'delivery', delivery: asked.delivery });
+        POST: byId(WEBHOOK_DOCS.replay, async (idText, request, reply) => {
+          const { id } = await context.found(idText);
+          const asked = replayOf(objectBody(request.body));
+          const now = context.now();
+          if ('delivery' in asked) {
+            if (!(await context.webhooks.replay(id, asked.delivery, now))) {
+              throw new HttpProblem('nothing-to-replay', `Webhook ${id} keeps no delivery "${asked.delivery}".`);
             }
-            await context.webhooks.replaySince(id, asked.since, now);
             context.notify(id);
-            return reply.code(202).send({ replayed: 'since', since: new Date(asked.since).toISOString() });
-          },
-        },
+            return reply.code(202).send({ replayed: 'delivery', delivery: asked.delivery });
+          }
+          await context.webhooks.replaySince(id, asked.since, now);
+          context.notify(id);
+          return reply.code(202).send({ replayed: 'since', since: new Date(asked.since).toISOString() });
+        }),
       },
     },
   ];

@@ -2,10 +2,13 @@
  * What every webhook route is given: the store's tables, how definitions are checked, the
  * settings, whom to tell of a change, the clock, and the lookups that answer 404 and 409.
  */
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { WebhookIdParams } from '../../../api/openapi/webhook-operations.js';
 import type { Catalog } from '../../../core/catalog.js';
 import { recordIdOf } from '../../../core/record-id.js';
 import type { DefinitionContext } from '../../../records/webhooks/webhook-definition.js';
 import type { StoredWebhook, WebhookTables } from '../../../store/webhook-model.js';
+import type { Operation } from '../../paths.js';
 import { HttpProblem } from '../../problem.js';
 
 /** What every webhook route asks of its caller (src/http/route-policy.ts). */
@@ -69,5 +72,17 @@ export function webhookRouteContext(options: WebhookRoutesOptions): WebhookRoute
       }
       return webhook;
     },
+  };
+}
+
+/** An operation on one webhook (`/webhook/{id}/…`): `handle` gets the id as the path wrote it. */
+export function byId(
+  docs: FastifySchema,
+  handle: (idText: string, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): Operation {
+  return {
+    schema: { params: WebhookIdParams },
+    docs,
+    handler: (request, reply) => handle((request.params as { id: string }).id, request, reply),
   };
 }
