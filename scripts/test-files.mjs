@@ -36,6 +36,8 @@ const SHARDS = [
     'record-reader',
     'record-rules',
     'webhook-body',
+    'webhook-engine',
+    'webhook-deliveries-store',
   ],
   [
     'file-refusals',
@@ -117,6 +119,7 @@ const SHARDS = [
     'slow-clients',
     'files-s3',
     'webhook-address',
+    'webhook-store',
     'webhooks-api',
     'webhooks-access',
     'webhooks-deliveries',

@@ -135,7 +135,10 @@ export const TEST_GROUPS = {
   webhooks: [
     'webhook-address',
     'webhook-body',
+    'webhook-engine',
     'webhook-sender',
+    'webhook-store',
+    'webhook-deliveries-store',
     'webhooks-api',
     'webhooks-access',
     'webhooks-deliveries',

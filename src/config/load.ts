@@ -111,6 +111,11 @@ function combine(config: Config, source: Record<keyof Config, string>): Config {
       `HEADERS_TIMEOUT (${config.headersTimeout}) must not exceed REQUEST_TIMEOUT (${config.requestTimeout})`,
     );
   }
+  if (config.webhooksLeaseSeconds < 2 * config.webhooksTimeoutSeconds) {
+    throw new ConfigError(
+      `WEBHOOKS_LEASE_SECONDS (${config.webhooksLeaseSeconds}) must be at least twice WEBHOOKS_TIMEOUT_SECONDS (${config.webhooksTimeoutSeconds}): a delivery starts only while the lease will outlast it`,
+    );
+  }
   if (config.webhooksRetrySeconds >= config.eventsRetentionHours * 3600) {
     throw new ConfigError(
       `WEBHOOKS_RETRY_SECONDS (${config.webhooksRetrySeconds}) must be less than EVENTS_RETENTION_HOURS (${config.eventsRetentionHours}) in seconds: a paused webhook resumes from the change log`,

@@ -25,6 +25,9 @@ export const STORE_TABLES: readonly string[] = [
   'server_secrets',
   'signing_keys',
   'verified_accounts',
+  'webhook_deliveries',
+  'webhook_positions',
+  'webhooks',
 ];
 
 /** Refuses, in one line naming its file, a collection whose table would be one of the store's. */

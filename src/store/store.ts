@@ -14,6 +14,7 @@ import type { FileUpkeep } from './file-upkeep-model.js';
 import type { ListedRecord, ListQuery } from './list-query-model.js';
 import type { MailOutbox } from './mail-model.js';
 import type { StoredRecord } from './record-model.js';
+import type { WebhookTables } from './webhook-model.js';
 import type { AccountWrite, IdempotentCreate, RemoveConditions, WriteConditions } from './write-model.js';
 
 export type { IndexedField, Reference, UniqueField };
@@ -176,6 +177,8 @@ export interface Store {
   readonly accounts: AccountTables;
   readonly mail: MailOutbox;
   readonly fileUpkeep: FileUpkeep;
+  /** Webhooks: their definitions, places in the change log, leases and kept deliveries. */
+  readonly webhooks: WebhookTables;
   /**
    * Runs the steps `plan` gives, on any collections, in one transaction: all of them or
    * none. Resolves with each step's result, in order, once durable.
@@ -247,4 +250,5 @@ export * from './file-upkeep-model.js';
 export * from './list-query-model.js';
 export * from './record-model.js';
 export * from './store-errors.js';
+export * from './webhook-model.js';
 export * from './write-model.js';

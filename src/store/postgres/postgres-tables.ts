@@ -37,7 +37,7 @@ function collectionTableSql(table: string): string {
     )`;
 }
 
-const shared = sharedMigrations('bigint');
+const shared = sharedMigrations('bigint', 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY');
 
 const migrations: readonly Migration[] = [
   {
@@ -126,6 +126,7 @@ const migrations: readonly Migration[] = [
   { version: 11, ...shared.serverSecrets },
   { version: 12, ...shared.accountFlows },
   { version: 13, ...shared.fileReaper },
+  { version: 14, ...shared.webhooks },
 ];
 
 /**

@@ -10,20 +10,28 @@ import type { Migration } from './driver.js';
 import { createFileReaperCursors } from './file-upkeep-sql.js';
 import { createReferenceTables } from './reference-sql.js';
 import { createServerSecrets } from './server-secrets.js';
+import { createWebhookTables } from './webhook-tables.js';
 
 export type SharedMigration = Omit<Migration, 'version'>;
 
 /** The name the change log's migration is recorded under (table-sync.ts looks for it). */
 export const CHANGE_LOG_MIGRATION = 'change log';
 
-/** The shared migrations in the order every engine applies them. */
-export function sharedMigrations(idType: string): {
+/**
+ * The shared migrations in the order every engine applies them; `serialKey` is the column
+ * type of a key the engine numbers itself (an AUTOINCREMENT, an identity).
+ */
+export function sharedMigrations(
+  idType: string,
+  serialKey: string,
+): {
   references: SharedMigration;
   changeLog: SharedMigration;
   accounts: SharedMigration;
   serverSecrets: SharedMigration;
   accountFlows: SharedMigration;
   fileReaper: SharedMigration;
+  webhooks: SharedMigration;
 } {
   return {
     references: { name: 'record references', up: () => createReferenceTables(idType) },
@@ -32,5 +40,6 @@ export function sharedMigrations(idType: string): {
     serverSecrets: { name: 'server secrets', up: () => createServerSecrets() },
     accountFlows: { name: 'account flows', up: () => createFlowTables(idType) },
     fileReaper: { name: 'file reaper', up: () => createFileReaperCursors(idType) },
+    webhooks: { name: 'webhooks', up: () => createWebhookTables(idType, serialKey) },
   };
 }

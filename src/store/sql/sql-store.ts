@@ -25,6 +25,7 @@ import { sqlCollection } from './sql-collection.js';
 import { sqlIdempotencyKeys } from './sql-idempotency.js';
 import { syncTables, type TableTarget } from './table-sync.js';
 import { uniqueIndexName, uniqueViolation } from './unique-sql.js';
+import { sqlWebhooks } from './webhooks-sql.js';
 
 /** Syncs the tables through the engine (closing it if that fails) and serves the collections. */
 export async function openSqlStore(
@@ -59,6 +60,7 @@ export async function openSqlStore(
     accounts: sqlAccountTables(engine, guard),
     mail: sqlMailOutbox(driver, dialect, guard),
     fileUpkeep: sqlFileUpkeep(engine, guard),
+    webhooks: sqlWebhooks(engine, guard),
     batch: sqlBatch(
       engine,
       guard,

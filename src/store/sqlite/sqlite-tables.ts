@@ -32,7 +32,7 @@ function collectionTableSql(table: string): string {
     ) STRICT`;
 }
 
-const shared = sharedMigrations('INTEGER');
+const shared = sharedMigrations('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT');
 
 const migrations: readonly Migration[] = [
   {
@@ -88,6 +88,7 @@ const migrations: readonly Migration[] = [
   { version: 8, ...shared.serverSecrets },
   { version: 9, ...shared.accountFlows },
   { version: 10, ...shared.fileReaper },
+  { version: 11, ...shared.webhooks },
 ];
 
 /** The table, search index and triggers of each collection, where missing. */

@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../../../config/index.js';
 import type { Catalog } from '../../../core/catalog.js';
 import type { PasswordHasher } from '../../../records/accounts/index.js';
-import { ChangeHubs } from '../../../records/change-hub.js';
+import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { FileSettings } from '../../../records/files/index.js';
 import { Thumbnails } from '../../../records/files/thumbnails.js';
 import { InFlightGate } from '../../../records/in-flight-gate.js';
@@ -29,6 +29,8 @@ export interface RecordRoutesOptions {
   mail?: MailQueue;
   /** Where files go; absent when no collection has file fields. */
   files?: FileSettings | undefined;
+  /** The process's readers of the change log, which the feeds share with the webhooks. */
+  hubs: ChangeHubs;
   config: Pick<
     Config,
     | 'maxDepth'
@@ -93,7 +95,7 @@ async function serveRecords(app: FastifyInstance, options: RecordRoutesOptions):
   const open = new Map<() => void, string>();
   const feeds = {
     log: store.changes,
-    hubs: new ChangeHubs(store.changes, catalog),
+    hubs: options.hubs,
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     open,
     gate: new InFlightGate(

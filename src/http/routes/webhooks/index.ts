@@ -18,7 +18,14 @@ export type { WebhookRoutesOptions } from './webhook-context.js';
 export const webhookRoutes = fp(serveWebhooks, {
   name: 'restock-webhook-routes',
   fastify: '5.x',
-  dependencies: ['restock-problems', 'restock-openapi', 'restock-json-body', 'restock-access-control'],
+  // The delivery: `notify` (app.ts) reaches it through its decorator.
+  dependencies: [
+    'restock-problems',
+    'restock-openapi',
+    'restock-json-body',
+    'restock-access-control',
+    'restock-webhook-delivery',
+  ],
 });
 
 async function serveWebhooks(app: FastifyInstance, options: WebhookRoutesOptions): Promise<void> {
