@@ -1,44 +1,51 @@
 /**
  * A webhook's kept deliveries through the API: newest first, by state, page after page by
  * `Link`, a body only when asked for and never a secret; replaying one sends it again.
- * The rows are stored as the delivery engine stores them (a lease, then `settle`), through
- * a second store on the app's database.
+ * The rows are stored as the delivery stores them (a lease, then `settle`), on the app's
+ * database before the app opens it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
+import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
-import type { Store } from '../src/store/store.js';
-import type { WebhookTables } from '../src/store/webhook-model.js';
-import { body, problem, useApp } from './helpers/app.js';
+import { body, problem, useDatabase } from './helpers/app.js';
 import { withKeys } from './helpers/keys.js';
-import { itKeptTheDocument } from './helpers/openapi-validator.js';
-import { STORE_KINDS } from './helpers/stores.js';
-import { delivery, HOOK_URL, hook, keepDeliveries } from './helpers/webhook-api.js';
+import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
+import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { delivery, HOOK_URL, hook, keepDeliveries, secret } from './helpers/webhook-api.js';
 
 type Listed = Record<string, unknown> & { messageId: string; state: string };
 
 for (const kind of STORE_KINDS) {
   describe(`webhook deliveries (${kind.name})`, () => {
-    const ctx = useApp(kind, withKeys(), { contract: true });
-    let store: Store;
+    const ctx = useDatabase(kind) as { db: TestDatabase; app: FastifyInstance; contract?: ContractRecorder };
     let id: number;
     const now = Date.now();
 
+    // The rows go in before the app starts, on a paused webhook: its delivery leaves them be.
     before(async () => {
-      store = await openStore(ctx.db.url, loadCatalog(defaultConfig()));
-      const made = await hook(ctx.app, 'POST', '/webhooks/', { url: HOOK_URL, collections: ['products'] });
-      id = body<{ id: number }>(made).id;
-      const tables = (store as Store & { webhooks: WebhookTables }).webhooks;
-      await keepDeliveries(tables, id, [
+      const store = await openStore(ctx.db.url, loadCatalog(defaultConfig()));
+      const events = ['created', 'updated', 'deleted'] as const;
+      const spec = { url: HOOK_URL, collections: ['products'], events: [...events], filter: null };
+      id = (await store.webhooks.create({ ...spec, secret: secret() }, now)).id;
+      await store.webhooks.pause(id, 'held by the test', now);
+      await keepDeliveries(store.webhooks, id, [
         delivery(id, 1, 'delivered', now - 4000),
         delivery(id, 2, 'dead', now - 3000),
         delivery(id, 3, 'delivered', now - 2000),
         delivery(id, 4, 'retrying', now - 1000),
       ]);
+      await store.close();
+      const config = defaultConfig({ ...withKeys(), maxEventLoopDelay: 0, databaseUrl: ctx.db.url });
+      ctx.app = await buildApp({ config, logStream: false });
+      ctx.contract = checkAgainstDocument(ctx.app);
+      await ctx.app.ready();
+      await ctx.contract.load();
     });
-    after(() => store?.close());
+    after(() => ctx.app?.close());
 
     it('lists them newest first, without bodies unless asked, and never a secret', async () => {
       const listed = await hook(ctx.app, 'GET', `/webhook/${id}/deliveries/`);

@@ -8,8 +8,8 @@ import type { Delivery, WebhookTables } from '../../src/store/webhook-model.js';
 import { JSON_HEADERS } from './app.js';
 import { authorization, type Credential } from './keys.js';
 
-/** A public address: nothing is sent to it in these suites (no delivery engine runs them). */
-export const HOOK_URL = 'https://hooks.example.com/restock';
+/** A name that never resolves (.invalid): whatever the delivery sends there fails, and no one hears it. */
+export const HOOK_URL = 'https://receiver.invalid/restock';
 
 /** A Standard Webhooks secret, as a receiver would be given. */
 export function secret(): string {
