@@ -96,6 +96,7 @@ const SHARDS = [
     'rule-syntax',
     'settings-docs',
     'slow-queries',
+    'webhook-instances',
   ],
   [
     'accounts',
@@ -121,7 +122,10 @@ const SHARDS = [
     'files-s3',
     'webhook-address',
     'webhook-store',
-    'webhook-instances',
+    'webhooks-api',
+    'webhooks-access',
+    'webhooks-deliveries',
+    'webhooks-declared',
   ],
 ];
 
