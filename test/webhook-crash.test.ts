@@ -40,9 +40,8 @@ for (const kind of STORE_KINDS) {
       let server: RunningServer | undefined;
       let again: RunningServer | undefined;
       try {
-        const start = await productsWebhook(db.url, receiver);
         // Two deliveries at a time: a lane then takes 32 changes ahead of its place, and the hub reads the rest later.
-        const env = { ...webhookEnv(db.url), WEBHOOKS_IN_FLIGHT_PER_WEBHOOK: '2' };
+        const env = { ...webhookEnv(db.url, productsWebhook(receiver)), WEBHOOKS_IN_FLIGHT_PER_WEBHOOK: '2' };
         server = await startServer(env);
         const first = server;
         let killed = false;
@@ -69,7 +68,7 @@ for (const kind of STORE_KINDS) {
         const target = again;
         const after = writeProducts(() => [target], { clients: 2, from: 10_000, count: 100 });
         await after.done;
-        const changes = await productChanges(db.url, start);
+        const changes = await productChanges(db.url);
         await allDelivered(receiver, changes);
         const written = {
           acknowledged: [...writes.acknowledged, ...after.acknowledged],

@@ -36,8 +36,6 @@ interface Cluster {
   servers: RunningServer[];
   /** The instances still running, which the writes go through. */
   live: RunningServer[];
-  /** The log's end when the webhook was made. */
-  start: number;
   writes: Writes;
 }
 
@@ -45,10 +43,13 @@ interface Cluster {
 async function cluster(count: number, leaseSeconds?: number): Promise<Cluster> {
   const db = await postgresKind.create();
   const receiver = await startReceiver(failingAtFirst(7));
-  const start = await productsWebhook(db.url, receiver);
-  const servers = await Promise.all(Array.from({ length: count }, () => startServer(webhookEnv(db.url, leaseSeconds))));
+  const env = webhookEnv(db.url, productsWebhook(receiver), leaseSeconds);
+  // The first alone: instances starting together on a new database may both insert the
+  // file's webhook, and one fails to start on the unique name (a known bug of the store's declare).
+  const first = await startServer(env);
+  const servers = [first, ...(await Promise.all(Array.from({ length: count - 1 }, () => startServer(env))))];
   const live = [...servers];
-  return { db, receiver, servers, live, start, writes: writeProducts(() => live, { count: 100_000 }) };
+  return { db, receiver, servers, live, writes: writeProducts(() => live, { count: 100_000 }) };
 }
 
 async function close({ db, receiver, servers, writes }: Cluster): Promise<void> {
@@ -68,9 +69,9 @@ async function holder({ db, receiver, live }: Cluster): Promise<RunningServer> {
 
 /** Stops writing, then waits for every change the log holds; checks what came; resolves with how many were accepted twice. */
 async function settled(context: Cluster): Promise<number> {
-  const { db, receiver, start, writes } = context;
+  const { db, receiver, writes } = context;
   await writes.stop();
-  const changes = await productChanges(db.url, start);
+  const changes = await productChanges(db.url);
   await allDelivered(receiver, changes);
   assert.deepEqual(receiver.overlaps, [], 'no message arrived while the same one was being answered');
   quietOf(context.servers);

@@ -17,6 +17,7 @@ import type { Change } from '../../src/store/store.js';
 import type { Written } from './product-writes.js';
 import type { RunningServer } from './server.js';
 import type { Answer, Received, Receiver } from './verifying-receiver.js';
+import { webhooksFile } from './webhook-api.js';
 
 /**
  * A short lease, so that a dead holder is taken over in seconds. A delivery starts only
@@ -26,9 +27,10 @@ import type { Answer, Received, Receiver } from './verifying-receiver.js';
 export const LEASE_SECONDS = 3;
 
 /** The settings of a server delivering webhooks to receivers on 127.0.0.1, quickly retried. */
-export function webhookEnv(databaseUrl: string, leaseSeconds = LEASE_SECONDS): Record<string, string> {
+export function webhookEnv(databaseUrl: string, webhooks: string, leaseSeconds = LEASE_SECONDS) {
   return {
     DATABASE_URL: databaseUrl,
+    WEBHOOKS: webhooks,
     RATE_LIMIT_MAX: '0',
     WEBHOOKS_ALLOW_PRIVATE: 'true',
     WEBHOOKS_LEASE_SECONDS: String(leaseSeconds),
@@ -37,25 +39,21 @@ export function webhookEnv(databaseUrl: string, leaseSeconds = LEASE_SECONDS): R
   };
 }
 
-/** Makes the store's tables and one webhook of products to `receiver` (whose secret it sets); resolves with the log's end. */
-export async function productsWebhook(databaseUrl: string, receiver: Receiver): Promise<number> {
-  const store = await openStore(databaseUrl, loadCatalog(defaultConfig()));
-  try {
-    receiver.secret = newWebhookSecret();
-    const spec = { url: receiver.url, collections: ['products'], events: ['created', 'updated', 'deleted'] as const };
-    await store.webhooks.create({ ...spec, filter: null, secret: receiver.secret }, Date.now());
-    return (await store.changes.bounds('products')).last;
-  } finally {
-    await store.close();
-  }
+/**
+ * A WEBHOOKS file declaring one webhook of products to `receiver` (whose secret it sets),
+ * as every instance is given it: the first start makes the webhook, at the log's end then.
+ */
+export function productsWebhook(receiver: Receiver): string {
+  receiver.secret = newWebhookSecret();
+  return webhooksFile([{ name: 'products', url: receiver.url, collections: ['products'], secret: receiver.secret }]);
 }
 
-/** Every change of products after `after`, as the log holds it now. */
-export async function productChanges(databaseUrl: string, after: number): Promise<Change[]> {
+/** Every change of products the log holds now (the databases are new: all since the webhook was made). */
+export async function productChanges(databaseUrl: string): Promise<Change[]> {
   const store = await openStore(databaseUrl, loadCatalog(defaultConfig()));
   try {
     const changes: Change[] = [];
-    for (let read = await store.changes.read('products', after); read.length > 0; ) {
+    for (let read = await store.changes.read('products', 0); read.length > 0; ) {
       changes.push(...read);
       read = await store.changes.read('products', (read.at(-1) as Change).seq);
     }
