@@ -139,6 +139,7 @@ export const TEST_GROUPS = {
     'webhook-sender',
     'webhook-store',
     'webhook-deliveries-store',
+    'console-webhooks.browser',
   ],
 };
 
