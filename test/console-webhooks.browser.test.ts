@@ -1,10 +1,9 @@
 /**
  * The console's Webhooks panel in real Chromium against the real server process, delivering
- * to real receivers on 127.0.0.1 that verify every signature: shown to a write key only, a
- * webhook made from the form with its secret shown once (and kept nowhere), its delivery
- * listed as delivered; a receiver that fails until the delivery dies and the webhook pauses,
- * then a Replay that reaches it; pause, resume, rotation, removal, a declared webhook left
- * alone, and a refusal in the API's own words. Every wait is for an event or a DOM state.
+ * to receivers on 127.0.0.1 that verify every signature: shown to a write key only; a webhook
+ * made from the form, its secret shown once (and kept nowhere), its delivery listed; a
+ * receiver that fails until the delivery dies and the webhook pauses, then Replay and Replay
+ * since…; pause, resume, rotation, removal, a declared webhook left alone, a refusal.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
