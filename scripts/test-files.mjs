@@ -109,6 +109,7 @@ const SHARDS = [
     'client-calls',
     'client-files',
     'docs-page.browser',
+    'console-webhooks.browser',
     'fair-hashing',
     'file-commands',
     'generated-client',

@@ -145,6 +145,7 @@ export const TEST_GROUPS = {
     'webhooks-declared',
     'webhook-crash',
     'webhook-instances',
+    'console-webhooks.browser',
   ],
 };
 

@@ -133,6 +133,8 @@ describe('the console on the example shop, as a newcomer meets it, in Chromium',
     await page.getByLabel('API key').fill(WRITE_KEY);
     await page.getByLabel('API key').press('Enter');
     await page.getByRole('button', { name: `Edit product ${product}`, exact: true }).click();
+    // The record is in the editor before it is edited: a save before that would create one.
+    await page.getByRole('heading', { name: `Product ${product}`, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Raw JSON', exact: true }).click();
     const url = `${server.url}/product/${product}/`;
     const save = async (fields: object) => {

@@ -68,6 +68,16 @@ for (const kind of STORE_KINDS) {
         String((await ctx.app.inject({ url: '/console/console.css' })).headers['content-type']),
         /text\/css/,
       );
+      // Every module the script imports, and each one they import, is served beside it.
+      const modules = new Set(['console.js']);
+      for (const name of modules) {
+        const module = await ctx.app.inject({ url: `/console/${name}` });
+        assert.equal(module.statusCode, 200, name);
+        for (const [, imported] of module.body.matchAll(/from '\.\/([\w-]+\.js)'/g)) modules.add(imported as string);
+      }
+      for (const name of ['auth.js', 'batch.js', 'files.js', 'webhooks.js', 'webhook-deliveries.js']) {
+        assert.ok(modules.has(name), `${name} among ${[...modules].join(', ')}`);
+      }
       const missing = await ctx.app.inject({ url: '/console/../package.json' });
       assert.equal(missing.statusCode, 404);
       assert.equal((await ctx.app.inject({ url: '/console/nope.js' })).statusCode, 404);

@@ -8,6 +8,7 @@ import { createAccounts } from './auth.js';
 import { createBatchPanel } from './batch.js';
 import { filePreviews, filesIn, forgetFiles, useFileFetcher, writeBody } from './files.js';
 import { createSchemaForm, recordSchemas } from './schema-form.js';
+import { createWebhooksPanel } from './webhooks.js';
 
 const OVERRIDE_HEADER = 'HTTP-X-HTTP-METHOD';
 /** The methods the switch sends through POST. */
@@ -73,6 +74,7 @@ const accounts = createAccounts({
   describe,
   onChange: () => {
     // What the account may see differs: the page, the feed, the editor and the batch example start again.
+    if (state.collections.length > 0) webhooksPanel.check();
     if (!state.current) return;
     batchPanel.offer(state.current);
     startNewRecord();
@@ -93,6 +95,9 @@ const batchPanel = createBatchPanel({
   describe,
   onDone: () => reloadPage(),
 });
+
+/** The Webhooks panel, shown while the credential may manage webhooks (./webhooks.js). */
+const webhooksPanel = createWebhooksPanel({ panel: $('webhooks'), call, describe });
 
 const state = {
   /** The collections the server's index lists: { name, description, list, create, item, singular }. */
@@ -139,9 +144,10 @@ async function call(method, path, options = {}) {
 /**
  * One request. With the switch on, PUT, PATCH and DELETE leave as POST carrying the
  * method in HTTP-X-HTTP-METHOD, exactly as a client limited to GET and POST sends them.
- * Resolves with the parsed body and, for an error, the problem document (RFC 9457).
+ * Resolves with the parsed body and, for an error, the problem document (RFC 9457). A `quiet`
+ * request (a panel keeping itself current) is left out of the list of requests.
  */
-async function send(method, path, { body, headers = {}, anonymous = false }, token) {
+async function send(method, path, { body, headers = {}, anonymous = false, quiet = false }, token) {
   const sent = { accept: 'application/json', ...headers };
   let wire = method;
   if (ui.tunnel.checked && TUNNELLED.has(method)) {
@@ -166,7 +172,7 @@ async function send(method, path, { body, headers = {}, anonymous = false }, tok
     });
     text = await response.text();
   } catch (error) {
-    logRequest(wire, method, path, 'no answer');
+    if (!quiet) logRequest(wire, method, path, 'no answer');
     return {
       ok: false,
       status: 0,
@@ -181,7 +187,7 @@ async function send(method, path, { body, headers = {}, anonymous = false }, tok
   } catch {
     data = undefined;
   }
-  logRequest(wire, method, path, `${response.status} ${response.statusText}`);
+  if (!quiet) logRequest(wire, method, path, `${response.status} ${response.statusText}`);
   const result = { ok: response.ok, status: response.status, headers: response.headers, data };
   if (!response.ok) {
     const isProblem = (response.headers.get('content-type') ?? '').startsWith('application/problem+json');
@@ -254,6 +260,8 @@ async function start() {
     singular: links.create.replaceAll('/', ''),
   }));
   accounts.show(state.collections);
+  webhooksPanel.offer(state.collections);
+  webhooksPanel.check();
   for (const collection of state.collections) {
     const button = document.createElement('button');
     button.type = 'button';
@@ -846,6 +854,7 @@ function applyKey() {
   const key = ui.apiKey.value.trim();
   if (key === (sessionStorage.getItem('restock.apiKey') ?? '')) return;
   sessionStorage.setItem('restock.apiKey', key);
+  if (state.collections.length > 0) webhooksPanel.check();
   if (!state.current) return;
   loadPage(firstPage());
   follow(state.current);
