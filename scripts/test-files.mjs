@@ -36,6 +36,7 @@ const SHARDS = [
     'record-reader',
     'record-rules',
     'webhook-body',
+    'webhook-engine',
     'webhook-deliveries-store',
   ],
   [

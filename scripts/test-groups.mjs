@@ -132,7 +132,14 @@ export const TEST_GROUPS = {
     'file-storage',
     'files-s3',
   ],
-  webhooks: ['webhook-address', 'webhook-body', 'webhook-sender', 'webhook-store', 'webhook-deliveries-store'],
+  webhooks: [
+    'webhook-address',
+    'webhook-body',
+    'webhook-engine',
+    'webhook-sender',
+    'webhook-store',
+    'webhook-deliveries-store',
+  ],
 };
 
 /** The files of one group, as paths from the project's root. */

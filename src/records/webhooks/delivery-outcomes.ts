@@ -70,3 +70,12 @@ export function deliveryOf(
     nextAt: null,
   };
 }
+
+/** Why a webhook was paused, when a delivery died with nothing getting through since its first attempt. */
+export function endpointDown(dead: Delivery, retryMs: number): string {
+  return `every delivery failed for ${Math.round(retryMs / 1000)} s (the last: ${dead.error ?? dead.status})`;
+}
+
+/** What the log says when a held-back webhook finds its next changes trimmed. */
+export const MISSED_CHANGES =
+  'webhook: the change log no longer holds these changes, which it was never sent (it was held back past EVENTS_RETENTION_HOURS)';

@@ -33,3 +33,43 @@ export class DeliverySlots {
     this.waiting.delete(onFree);
   }
 }
+
+/**
+ * One webhook's share of the process's slots: at most `perWebhook` sends at once, each
+ * holding one of the process's slots while it runs. `freed` is called when a send ends, or
+ * when a slot the webhook waited for comes free.
+ */
+export class WebhookSlots {
+  private used = 0;
+  private readonly sends = new Set<Promise<void>>();
+
+  constructor(
+    private readonly slots: DeliverySlots,
+    private readonly perWebhook: number,
+    private readonly freed: () => void,
+  ) {}
+
+  get inFlight(): number {
+    return this.used;
+  }
+
+  /** Runs `send` if a slot is free; false (and `freed` called later) if none is. */
+  run(send: () => Promise<void>): boolean {
+    if (this.used >= this.perWebhook || !this.slots.take(this.freed)) return false;
+    this.used += 1;
+    const running = send().finally(() => {
+      this.sends.delete(running);
+      this.used -= 1;
+      this.slots.give();
+      this.freed();
+    });
+    this.sends.add(running);
+    return true;
+  }
+
+  /** Waits for no slot; resolves once the sends under way have ended. */
+  async drain(): Promise<void> {
+    this.slots.forget(this.freed);
+    await Promise.all(this.sends);
+  }
+}

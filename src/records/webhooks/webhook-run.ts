@@ -7,8 +7,9 @@
  * starts one new change at a time, after a backoff that doubles with each failure, so a
  * dead endpoint costs a probe now and then and the log keeps the rest.
  */
-import type { Delivery, StoredWebhook } from '../../store/webhook-model.js';
-import { attemptOutcome, deliveryOf, retryOutcome } from './delivery-outcomes.js';
+import type { StoredWebhook } from '../../store/webhook-model.js';
+import { attemptOutcome, deliveryOf, endpointDown, MISSED_CHANGES, retryOutcome } from './delivery-outcomes.js';
+import { WebhookSlots } from './delivery-slots.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { OpenDeliveries, type OpenDelivery, stored } from './open-deliveries.js';
 import type { RunDeps } from './run-deps.js';
@@ -24,13 +25,11 @@ export class WebhookRun {
   private readonly unsubscribes: (() => Promise<void>)[] = [];
   private open = new OpenDeliveries();
   private readonly ledger: RunLedger;
-  private inFlight = 0;
+  private readonly slots: WebhookSlots;
   private readonly busy = new Set<string>();
   private readonly health: EndpointHealth;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly sends = new Set<Promise<void>>();
-  private readonly onSlot = () => this.pump();
 
   constructor(
     private readonly deps: RunDeps,
@@ -39,6 +38,7 @@ export class WebhookRun {
   ) {
     this.generation = webhook.generation;
     this.health = new EndpointHealth(deps.settings.backoffMs, deps.now);
+    this.slots = new WebhookSlots(deps.slots, deps.settings.perWebhook, () => this.pump());
     this.ledger = new RunLedger({
       tables: deps.tables,
       id: webhook.id,
@@ -85,7 +85,7 @@ export class WebhookRun {
       lanes = lanesOf(this.webhook, positions, catalog, settings, (plural) => ({
         taken: () => this.pump(),
         failed: (error) => this.end('the change log could not be read', error),
-        missed: (from, to) => this.deps.log.warn({ webhook: this.id, collection: plural, from, to }, MISSED),
+        missed: (from, to) => this.deps.log.warn({ webhook: this.id, collection: plural, from, to }, MISSED_CHANGES),
       }));
     } catch (error) {
       // A filter the collection's schema no longer reads (a field removed since): nothing can be decided.
@@ -111,10 +111,9 @@ export class WebhookRun {
     this.stopped = true;
     clearTimeout(this.timer);
     this.ledger.close();
-    this.deps.slots.forget(this.onSlot);
     for (const lane of this.lanes) lane.release();
     await Promise.all(this.unsubscribes.map((unsubscribe) => unsubscribe()));
-    await Promise.all(this.sends);
+    await this.slots.drain();
     if (this.deps.now() < this.leaseUntil) await this.ledger.flush();
   }
 
@@ -139,8 +138,7 @@ export class WebhookRun {
   /** Starts the due retries; false when the caps stopped it. */
   private startRetries(now: number): boolean {
     for (const row of this.open.due(now)) {
-      if (!this.slot()) return false;
-      this.track(this.retry(row));
+      if (!this.slots.run(() => this.retry(row))) return false;
     }
     return true;
   }
@@ -154,30 +152,11 @@ export class WebhookRun {
           waiting.add(entry.recordKey);
         } else if (this.open.isBlocked(entry.recordKey)) {
           this.wait(entry, now);
-        } else if (!this.health.mayStart(this.inFlight) || !this.slot()) {
+        } else if (!this.health.mayStart(this.slots.inFlight) || !this.slots.run(() => this.first(entry))) {
           return;
-        } else {
-          this.track(this.first(entry));
         }
       }
     }
-  }
-
-  private slot(): boolean {
-    if (this.inFlight >= this.deps.settings.perWebhook) return false;
-    if (!this.deps.slots.take(this.onSlot)) return false;
-    this.inFlight += 1;
-    return true;
-  }
-
-  private track(send: Promise<void>): void {
-    this.sends.add(send);
-    void send.finally(() => {
-      this.sends.delete(send);
-      this.inFlight -= 1;
-      this.deps.slots.give();
-      this.pump();
-    });
   }
 
   /** Wakes the run when the next retry is due, or the hold ends. */
@@ -244,8 +223,7 @@ export class WebhookRun {
   }
 
   private count(id: number, outcome: SendOutcome): void {
-    if (outcome.ok) this.deps.metrics.delivered(id);
-    else this.deps.metrics.failed(id);
+    this.deps.metrics[outcome.ok ? 'delivered' : 'failed'](id);
   }
 
   private target(): SendTarget {
@@ -268,10 +246,3 @@ export class WebhookRun {
     void this.stop().finally(() => this.deps.ended(this.id));
   }
 }
-
-function endpointDown(dead: Delivery, retryMs: number): string {
-  return `every delivery failed for ${Math.round(retryMs / 1000)} s (the last: ${dead.error ?? dead.status})`;
-}
-
-const MISSED =
-  'webhook: the change log no longer holds these changes, which it was never sent (it was held back past EVENTS_RETENTION_HOURS)';
