@@ -120,6 +120,10 @@ const SHARDS = [
     'files-s3',
     'webhook-address',
     'webhook-store',
+    'webhooks-api',
+    'webhooks-access',
+    'webhooks-deliveries',
+    'webhooks-declared',
   ],
 ];
 

@@ -139,6 +139,10 @@ export const TEST_GROUPS = {
     'webhook-sender',
     'webhook-store',
     'webhook-deliveries-store',
+    'webhooks-api',
+    'webhooks-access',
+    'webhooks-deliveries',
+    'webhooks-declared',
   ],
 };
 

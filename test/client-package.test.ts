@@ -60,7 +60,7 @@ describe('the client package', () => {
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  it('installs alone: no dependency, under 112 KB, no source maps', () => {
+  it('installs alone: no dependency, under 116 KB, no source maps', () => {
     const packages = readdirSync(join(app, 'node_modules'), { recursive: true }).filter((path) =>
       String(path).endsWith('package.json'),
     );
@@ -71,7 +71,9 @@ describe('the client package', () => {
     // 3,862 of code and types, 3,280 of doc comments (tsc writes each into the .js and the .d.ts), 731 of README.
     // 112 KB: files (uploads as multipart, fileUrl, fileToken, their types) took it to 112,275, measured:
     // 5,039 of code, types and terse comments, 543 of README.
-    assert.ok(sizeOf(installed) < 112 * 1024, `${sizeOf(installed)} bytes`);
+    // 116 KB: webhooks (client.webhooks: eight calls and their types) took it to 117,750, measured: 5,475
+    // bytes of code, types and terse comments.
+    assert.ok(sizeOf(installed) < 116 * 1024, `${sizeOf(installed)} bytes`);
     const files = readdirSync(installed, { recursive: true }).map(String);
     assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('README.md'));
     assert.deepEqual(

@@ -73,7 +73,8 @@ for (const kind of STORE_KINDS) {
 
     it("types a record's id in the path as the integer the server reads, and nothing else", async () => {
       const items = operationsOf(ctx.doc).filter(([, path]) => path.includes('{id}'));
-      assert.equal(items.length, 2 * 6, 'get, put, patch, delete, head and the tunnelled post, per collection');
+      const ofRecords = items.filter(([, path]) => !path.startsWith('/webhook/'));
+      assert.equal(ofRecords.length, 2 * 6, 'get, put, patch, delete, head and the tunnelled post, per collection');
       for (const [method, path, operation] of items) {
         const id = operation.parameters?.find((p) => p.in === 'path' && p.name === 'id');
         assert.deepEqual(

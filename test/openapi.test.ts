@@ -65,6 +65,8 @@ interface Operation {
 /** The paths anyone may call when keys are configured, and those the rate limit leaves alone. */
 const PUBLIC_PATHS = ['/', '/healthz', '/readyz', '/openapi.json', '/openapi.yaml', '/problems/{kind}'];
 const PROBE_PATHS = ['/healthz', '/readyz'];
+/** Paths that need a write key whatever the method (webhooks: their secrets and deliveries), HEAD included. */
+const WRITE_KEY_PATHS = /^\/webhooks?\//;
 /** The headers each refusal of the guards documents (and sends). */
 const GUARD_HEADERS: Record<string, string[]> = {
   '401': ['WWW-Authenticate'],
@@ -82,6 +84,15 @@ const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(
 function tunnelledForms({ plural, singular }: { plural: string; singular: string }): string[] {
   return [`post /${plural}/`, `post /${plural}/events/`, `get /${singular}/`, `post /${singular}/{id}/`];
 }
+
+/** The webhooks' tunnelled forms of their own (the others widen the wire method's operation on the path). */
+const WEBHOOK_TUNNELS = [
+  'get /webhook/',
+  'post /webhook/{id}/',
+  'get /webhook/{id}/secret/',
+  'post /webhook/{id}/deliveries/',
+  'get /webhook/{id}/replay/',
+];
 
 for (const kind of STORE_KINDS) {
   describe(`the OpenAPI document (${kind.name})`, () => {
@@ -147,7 +158,7 @@ for (const kind of STORE_KINDS) {
       const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
         METHODS.filter((m) => item[m]).map((m) => `${m} ${path}`),
       );
-      const tunnels = DEFAULT_COLLECTIONS.flatMap(tunnelledForms);
+      const tunnels = [...DEFAULT_COLLECTIONS.flatMap(tunnelledForms), ...WEBHOOK_TUNNELS];
       assert.deepEqual(documented.sort(), [...new Set([...registered, ...tunnels])].sort());
       for (const { plural, singular } of DEFAULT_COLLECTIONS) {
         for (const path of [`/${plural}/`, `/${singular}/`, `/${singular}/{id}/`]) assert.ok(doc.paths[path], path);
@@ -554,7 +565,8 @@ function useDocument(kind: TestStoreKind, overrides: Partial<Config>): DocumentC
 /**
  * Checks that every operation documents exactly the refusals of the guards in front of it:
  * 401 with keys, but for the public paths; 403 where a write key is needed (any operation
- * that can carry a write: a GET too, when its header may name one); 429 where the rate
+ * that can carry a write: a GET too, when its header may name one; every operation on the
+ * webhooks' paths); 429 where the rate
  * limit counts. Each is a problem with the headers a client needs.
  */
 function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit: boolean }) {
@@ -565,7 +577,7 @@ function assertGuards(doc: OpenApiDocument, settings: { keys: boolean; rateLimit
       const guarded = settings.keys && !PUBLIC_PATHS.includes(path);
       const expected = {
         '401': guarded,
-        '403': guarded && carriesWrite(doc, path, method, operation),
+        '403': guarded && (WRITE_KEY_PATHS.test(path) || carriesWrite(doc, path, method, operation)),
         '429': settings.rateLimit && !PROBE_PATHS.includes(path),
       };
       for (const [status, documented] of Object.entries(expected)) {

@@ -115,11 +115,15 @@ describe('open deliveries', () => {
 describe('backoff', () => {
   it('doubles from the first wait up to an hour, jittered to between half and all of it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
-        const ceiling = Math.min(1000 * 2 ** (n - 1), 3_600_000);
-        const wait = backoffMs(n, 1000, () => r);
-        return wait >= ceiling / 2 && wait <= ceiling;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (n, r) => {
+          const ceiling = Math.min(1000 * 2 ** (n - 1), 3_600_000);
+          const wait = backoffMs(n, 1000, () => r);
+          return wait >= ceiling / 2 && wait <= ceiling;
+        },
+      ),
     );
   });
 

@@ -2,6 +2,14 @@
  * The kinds of problem the webhooks' routes answer with: part of ./problem-types.ts's catalog.
  */
 export const WEBHOOK_PROBLEM_TYPES = {
+  'invalid-webhook': {
+    status: 422,
+    title: 'Invalid webhook',
+    description:
+      "A webhook's definition is wrong: a collection that does not exist, events other than created, updated " +
+      'and deleted, a filter that does not read for every collection it follows, a malformed secret, or a field ' +
+      'a webhook does not have. `errors` points at each.',
+  },
   'webhook-address-refused': {
     status: 422,
     title: 'Webhook address refused',

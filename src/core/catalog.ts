@@ -40,7 +40,18 @@ export interface Catalog {
  * Names a collection may not take: paths restock serves itself. (The tables the store keeps
  * beside the collections' own are the store's to refuse: src/store/store-tables.ts.)
  */
-const RESERVED_NAMES = new Set(['healthz', 'readyz', 'metrics', 'problems', 'docs', 'console', 'openapi', 'batch']);
+const RESERVED_NAMES = new Set([
+  'healthz',
+  'readyz',
+  'metrics',
+  'problems',
+  'docs',
+  'console',
+  'openapi',
+  'batch',
+  'webhooks',
+  'webhook',
+]);
 
 export interface CatalogOptions {
   /** Fields to index beyond the declarations' own (the INDEXES setting). */

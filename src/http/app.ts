@@ -11,10 +11,12 @@ import { loadCatalog } from '../core/load-catalog.js';
 import { openAccounts, providersByCollection } from '../records/accounts/index.js';
 import { ChangeHubs } from '../records/change-hub.js';
 import { mailAvailable } from '../records/mail/index.js';
+import { readDeclaredWebhooks } from '../records/webhooks/declared-webhooks.js';
 import type { FileStorage } from '../store/files/file-storage.js';
 import { openFileStorage } from '../store/files/open-file-storage.js';
 import { openStore, storeOptionsOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import type { NewWebhook, WebhookTables } from '../store/webhook-model.js';
 import { fastifyOptions } from './fastify-options.js';
 import { mailDrainOf } from './mail-drain.js';
 import type { LogStream } from './plugins/access-log/index.js';
@@ -31,6 +33,7 @@ import { browserConsole } from './routes/console.js';
 import { apiDocs } from './routes/docs.js';
 import { recordRoutes } from './routes/records/index.js';
 import { serviceRoutes } from './routes/service.js';
+import { webhookRoutes } from './routes/webhooks/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -68,8 +71,12 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
   const accounts = await openAccounts(config, catalog, store);
   // Checked before anything listens: AUTH_PROVIDERS naming no account collection fails the start.
   const providers = providersByCollection(config.authProviders, catalog);
+  // A WEBHOOKS file with a mistake fails the start, as a bad setting does.
+  const declaredWebhooks = readDeclaredWebhooks(config, catalog);
   const app = Fastify(fastifyOptions(config, options.logStream));
   for (const warning of catalog.warnings) app.log.warn(warning);
+  // Before any plugin loads: the delivery starts on the file's webhooks as they are now.
+  await declareWebhooks(app, store.webhooks, config, declaredWebhooks);
   if (!options.store) app.addHook('onClose', () => store.close());
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   const fileStorage = catalog.collections.some((collection) => collection.files.length > 0)
@@ -158,7 +165,23 @@ async function assemble(options: AppOptions, store: Store, catalog: Catalog): Pr
       ...clock,
     });
   }
+  // Last, so that the document lists them after the collections' operations.
+  // The delivery (plugins/webhooks/) hears of each change the routes make at once.
+  const notify = (id: number) => app.webhookDelivery.notify(id);
+  app.register(webhookRoutes, { webhooks: store.webhooks, catalog, settings: config, notify });
   // Loads them now, so that a plugin that cannot start fails the build (and closes the store).
   await app.after();
   return app;
+}
+
+/** Makes the store's declared webhooks the file's, and says which it removed (those the file no longer holds). */
+async function declareWebhooks(app: FastifyInstance, webhooks: WebhookTables, config: Config, declared: NewWebhook[]) {
+  const removed = await webhooks.declare(declared, Date.now());
+  if (removed.length > 0) app.log.info({ removed }, `Webhooks no longer declared, removed: ${removed.join(', ')}`);
+  const total = await webhooks.count();
+  if (total > config.webhooksMax) {
+    app.log.warn(
+      `${total} webhooks, more than WEBHOOKS_MAX (${config.webhooksMax}): none can be made until some are removed`,
+    );
+  }
 }

@@ -15,6 +15,12 @@ declare module 'fastify' {
     public?: boolean;
     /** It needs a key even where PUBLIC_READS lets reads in without one (it shows more than records). */
     keyed?: boolean;
+    /**
+     * Only a write key may call it, whatever its method: it shows or changes what reaches
+     * outside the service (webhooks, their secrets and deliveries). Where no keys are
+     * configured it is as open as every other route.
+     */
+    writeKey?: boolean;
     /** `false`: served even while the event loop is saturated (the liveness probe). */
     shed?: boolean;
     /**
@@ -44,7 +50,7 @@ declare module 'fastify' {
 /** The policy a route may declare. */
 export type RoutePolicy = Pick<
   FastifyContextConfig,
-  'public' | 'keyed' | 'shed' | 'tokenInQuery' | 'fileToken' | 'rules' | 'batch'
+  'public' | 'keyed' | 'writeKey' | 'shed' | 'tokenInQuery' | 'fileToken' | 'rules' | 'batch'
 > & {
   rateLimit?: false;
 };

@@ -40,7 +40,9 @@ export type RefusalKind =
   | 'image-too-large'
   | 'file-not-uploaded'
   | 'incomplete-upload'
-  | 'invalid-thumbnail';
+  | 'invalid-thumbnail'
+  | 'invalid-webhook'
+  | 'webhook-address-refused';
 
 /** One failed check inside a request body or query, as a JSON Pointer and a message. */
 export interface FieldError {

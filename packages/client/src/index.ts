@@ -26,6 +26,7 @@ import type { AnyReferences, ReferenceMap } from './query-types.js';
 import type { Embeds } from './read-types.js';
 import { type IssuedTokens, SessionKeeper } from './session.js';
 import { type ClientOptions, Transport } from './transport.js';
+import { WebhooksClient } from './webhooks.js';
 
 export { AccountClient, type Provider, type SignInFields } from './accounts.js';
 export {
@@ -86,6 +87,16 @@ export type {
 } from './stored.js';
 export { type ClientOptions, OVERRIDE_HEADER, type RequestOptions } from './transport.js';
 export { etagOf } from './versions.js';
+export type {
+  DeliveriesQuery,
+  DeliveryState,
+  Replay,
+  Webhook,
+  WebhookDefinition,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhooksClient,
+} from './webhooks.js';
 export { type Clause, type FilterText, type Where, where } from './where.js';
 
 /** The collections a client knows, by plural name, with the fields of their records. */
@@ -127,6 +138,8 @@ export interface Client<C extends Collections<C>, R extends ReferenceMap<C> = An
     build: (b: BatchBuilder<C>) => Ops,
     options?: BatchOptions,
   ): Promise<BatchResults<Ops>>;
+  /** Managing webhooks: needs a write key (`apiKey`). */
+  readonly webhooks: WebhooksClient;
 }
 
 export function createClient<
@@ -148,5 +161,6 @@ export function createClient<
     build: (b: BatchBuilder<C>) => Ops,
     options: BatchOptions = {},
   ) => (await sendBatch(transport, build(builder), options)) as BatchResults<Ops>;
-  return { collection: (name) => new CollectionClient(transport, name), auth, batch };
+  const webhooks = new WebhooksClient(transport);
+  return { collection: (name) => new CollectionClient(transport, name), auth, batch, webhooks };
 }

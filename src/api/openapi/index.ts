@@ -26,6 +26,8 @@ import { documentServers } from './servers.js';
 import { shareProblemResponses } from './shared-responses.js';
 import { documentTunnels, OVERRIDE_TAG } from './tunnelled.js';
 import { documentUploads } from './upload-bodies.js';
+import { WEBHOOK_COMPONENTS } from './webhook-components.js';
+import { WEBHOOKS_TAG } from './webhook-operations.js';
 
 export interface OpenApiOptions {
   /** The collections: their operations, record components (from their schemas) and filters. */
@@ -129,11 +131,16 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
           ...collections.map((c) => ({ name: c.plural, description: c.description })),
           { name: 'batch', description: 'Several operations, on any collections, in one transaction.' },
           { name: 'service', description: 'Probes, metrics, this document and the problem types.' },
+          {
+            name: WEBHOOKS_TAG,
+            description:
+              'Changes of the collections POSTed to other services, signed (Standard Webhooks); write keys only.',
+          },
           ...otherForms(options.methodOverride),
         ],
         components: {
           schemas: Object.assign(
-            { [PROBLEM_COMPONENT_ID]: ProblemComponent },
+            { [PROBLEM_COMPONENT_ID]: ProblemComponent, ...WEBHOOK_COMPONENTS },
             ...collections.map((c) => recordComponents(c, embedsOf(c))),
           ),
           // The override header's component, where a wire method may carry it (no operation names it else).

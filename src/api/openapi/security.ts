@@ -87,6 +87,16 @@ export function routeAccess(route: RouteOptions, on: AccessOn, catalog: Catalog)
   const unauthorized: ProblemKind[] = checked ? ['unauthorized'] : [];
   const forbidden = (when: boolean): ProblemKind[] => (when ? ['forbidden'] : []);
   if (config.batch) return batchAccess(on, unauthorized);
+  // Without keys, such a route is as open as the rest (the access control lets everyone in).
+  if (config.writeKey && on.keys) {
+    const tokens = on.tokens ? "; an account's token is refused too" : '';
+    return {
+      // A requirement of its own per route: one object met on every webhook route is a YAML alias each time.
+      security: [{ ...API_KEY }],
+      description: `Only a write API key may call this, reads included: a read key gets 403${tokens}.`,
+      problems: [...unauthorized, 'forbidden'],
+    };
+  }
   if (config.rules === undefined) {
     // A read key cannot write; with keys, an account's token is refused where no rules apply.
     return { problems: [...unauthorized, ...forbidden(on.keys && (writes || on.tokens))] };

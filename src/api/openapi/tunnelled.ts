@@ -67,7 +67,23 @@ function tunnelledPaths(collection: Collection): TunnelledPath[] {
   return [...paths.map((path) => ({ path, several: records })), ...auth];
 }
 
-/** Adds the tunnelled form of each collection path to `document`, for the wire methods `allowed`. */
+/** The webhooks' paths (./webhook-operations.ts): the override works there as everywhere. */
+const WEBHOOK_PATHS: readonly TunnelledPath[] = [
+  '/webhooks/',
+  '/webhook/',
+  '/webhook/{id}/',
+  '/webhook/{id}/secret/',
+  '/webhook/{id}/deliveries/',
+  '/webhook/{id}/replay/',
+].map((path) => ({
+  path,
+  several: (methods, wire) => ({
+    operationId: 'tunnelWebhook',
+    summary: `${listed(methods, 'or')} a webhook, tunnelled through ${wire}`,
+  }),
+}));
+
+/** Adds the tunnelled form of each collection path, and the webhooks', to `document`, for the wire methods `allowed`. */
 export function documentTunnels(
   openapi: object,
   collections: readonly Collection[],
@@ -76,23 +92,21 @@ export function documentTunnels(
   const document = openapi as Document;
   document.components = { ...document.components, parameters: { ...document.components?.parameters } };
   const { parameters } = document.components as { parameters: Record<string, unknown> };
-  for (const collection of collections) {
-    for (const { path, several } of tunnelledPaths(collection)) {
-      const item = document.paths?.[path];
-      if (!item) continue;
-      // The operations sent directly, before any tunnelled form joins them on the path.
-      const direct = METHODS.flatMap((method): Carried[] => (item[method] ? [[method, item[method]]] : []));
-      for (const wire of WIRE_METHODS.filter((method) => allowed.has(method.toUpperCase() as 'GET' | 'POST'))) {
-        const carried = direct.filter(([method]) => method !== wire);
-        if (carried.length === 0) continue;
-        const own = direct.find(([method]) => method === wire);
-        if (own) {
-          item[wire] = widened(own, carried);
-        } else {
-          const methods = carried.map(([method]) => method.toUpperCase());
-          parameters[tunnelParameterName(methods)] ??= tunnelParameter(methods);
-          item[wire] = tunnel(wire, carried, several);
-        }
+  for (const { path, several } of [...collections.flatMap(tunnelledPaths), ...WEBHOOK_PATHS]) {
+    const item = document.paths?.[path];
+    if (!item) continue;
+    // The operations sent directly, before any tunnelled form joins them on the path.
+    const direct = METHODS.flatMap((method): Carried[] => (item[method] ? [[method, item[method]]] : []));
+    for (const wire of WIRE_METHODS.filter((method) => allowed.has(method.toUpperCase() as 'GET' | 'POST'))) {
+      const carried = direct.filter(([method]) => method !== wire);
+      if (carried.length === 0) continue;
+      const own = direct.find(([method]) => method === wire);
+      if (own) {
+        item[wire] = widened(own, carried);
+      } else {
+        const methods = carried.map(([method]) => method.toUpperCase());
+        parameters[tunnelParameterName(methods)] ??= tunnelParameter(methods);
+        item[wire] = tunnel(wire, carried, several);
       }
     }
   }

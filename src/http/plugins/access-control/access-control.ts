@@ -59,7 +59,7 @@ declare module 'fastify' {
 }
 
 /** What of a route's policy decides who may call it. */
-export type AuthorizedBy = Pick<RoutePolicy, 'keyed' | 'rules'>;
+export type AuthorizedBy = Pick<RoutePolicy, 'keyed' | 'writeKey' | 'rules'>;
 
 const REALM = 'Bearer realm="restock"';
 
@@ -68,7 +68,8 @@ const REALM = 'Bearer realm="restock"';
  * it depends on this plugin) and authorizes it in preParsing, once every onRequest hook has
  * run and before the body is read: after a bad override is refused and a preflight
  * answered, which is why it depends on those plugins. A route says `config: { public: true
- * }` to let anyone in, `{ keyed: true }` to need a key even with PUBLIC_READS, and
+ * }` to let anyone in, `{ keyed: true }` to need a key even with PUBLIC_READS, `{ writeKey:
+ * true }` to need a write key for reads too, and
  * `{ rules: 'apply' | 'keys' }` for a collection's operation its rules cover or leave out.
  */
 export const accessControl = fp<AccessOptions>(
@@ -117,11 +118,12 @@ function queryToken(request: FastifyRequest, name: 'access_token' | 'token'): st
  * credential, the route's rules or PUBLIC_READS let it in.
  */
 function authorize(request: FastifyRequest, method: string, policy: AuthorizedBy, options: AccessOptions): void {
-  const needs: Scope = READ_METHODS.has(method) ? 'read' : 'write';
+  const needs: Scope = READ_METHODS.has(method) && !policy.writeKey ? 'read' : 'write';
   const identity = refuseInvalid(request);
   if (typeof identity === 'object' && 'scope' in identity) {
     if (needs === 'write' && identity.scope !== 'write') {
-      throw new HttpProblem('forbidden', `The API key "${identity.name}" may only read; ${method} needs a write key.`, {
+      const what = policy.writeKey ? 'this' : method;
+      throw new HttpProblem('forbidden', `The API key "${identity.name}" may only read; ${what} needs a write key.`, {
         headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="write"` },
       });
     }
