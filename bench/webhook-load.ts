@@ -1,17 +1,13 @@
 /**
  * The parts of bench/webhooks.ts that talk to processes: the receivers' process
- * (bench/webhook-receivers.ts), webhooks made through the store before the server starts,
- * a second PostgreSQL database, products seeded through the API, and the paced writer.
+ * (bench/webhook-receivers.ts), a second PostgreSQL database, webhooks made and products
+ * seeded through the API, and the paced writer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { defaultConfig } from '../src/config/index.js';
-import { loadCatalog } from '../src/core/load-catalog.js';
-import { newWebhookSecret } from '../src/records/webhooks/webhook-secret.js';
-import { openStore, storeOptionsOf } from '../src/store/open-store.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -66,26 +62,6 @@ function stopChild(child: ChildProcess): void {
   if (child.exitCode === null) child.kill('SIGTERM');
 }
 
-/**
- * Makes a webhook on the products for each url, through the store, before the server starts
- * (it migrates the database first, as the server would).
- */
-export async function makeWebhooks(databaseUrl: string, urls: readonly string[]): Promise<void> {
-  const config = defaultConfig({ databaseUrl });
-  const store = await openStore(databaseUrl, loadCatalog(config), storeOptionsOf(config));
-  try {
-    for (const url of urls) {
-      const spec = { url, collections: ['products'], events: ['created', 'updated', 'deleted'] as const };
-      await store.webhooks.create(
-        { ...spec, events: [...spec.events], filter: null, secret: newWebhookSecret() },
-        Date.now(),
-      );
-    }
-  } finally {
-    await store.close();
-  }
-}
-
 /** A second database beside `url` on PostgreSQL (the server without webhooks); its url and how to drop it. */
 export async function secondDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = new pg.Client(url);
@@ -125,6 +101,14 @@ function send(url: string, method: string, body: unknown): Promise<{ status: num
     req.on('error', reject);
     req.end(text);
   });
+}
+
+/** Makes a webhook on the products for each url (`POST /webhooks/`; the server's loopback is open). */
+export async function makeWebhooks(base: string, urls: readonly string[]): Promise<void> {
+  for (const url of urls) {
+    const { status, json } = await send(`${base}/webhooks/`, 'POST', { url, collections: ['products'] });
+    if (status !== 201) throw new Error(`POST /webhooks/ answered ${status}: ${JSON.stringify(json)}`);
+  }
 }
 
 /** Creates `n` products through the bulk create, 100 a request; returns their ids. */

@@ -4,7 +4,7 @@
  * dropped here). See bench/README.md, "Webhooks".
  *
  * - Lag: a restock with `--webhooks` (5) webhooks on the products, each to a receiver
- *   answering 204, takes creates and updates paced at `--rate` (1,000) a second, `--warmup`
+ *   answering 204 (made through `POST /webhooks/`), takes creates and updates paced at `--rate` (1,000) a second, `--warmup`
  *   (2) s and then `--seconds` (10) s measured; for every delivery of a measured write, the
  *   receiver's arrival time less the record's `updatedAt` (and less the payload's
  *   `timestamp`, the change's logged time). Prints p50 and p99 of each.
@@ -194,12 +194,10 @@ async function throughput(store: string, hooked: BenchServer, bare: BenchServer,
 }
 
 async function measure(store: string, env: Record<string, string>, database: string): Promise<void> {
-  const hookedUrl = env.DATABASE_URL ?? `sqlite:${database}`;
   const second = env.DATABASE_URL ? await secondDatabase(env.DATABASE_URL) : undefined;
   const bareEnv: Record<string, string> = second ? { DATABASE_URL: second.url } : {};
   const servers: BenchServer[] = [];
   try {
-    await makeWebhooks(hookedUrl, receivers.urls);
     const start = (file: string, extra: Record<string, string>, nodeFlags: string[] = []) =>
       startServer({
         target: 'restock',
@@ -214,6 +212,7 @@ async function measure(store: string, env: Record<string, string>, database: str
     servers.push(hooked);
     const bare = await start(database.replace(/\.db$/, '-none.db'), bareEnv);
     servers.push(bare);
+    await makeWebhooks(hooked.url, receivers.urls);
     const ids = await seedProducts(hooked.url, PRODUCTS);
     await seedProducts(bare.url, PRODUCTS);
     await drained();
