@@ -13,10 +13,12 @@ const ADMIN = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:54
 /** What a measurement gets: the store's name, the server's environment, and the SQLite file. */
 export type Measure = (store: string, env: Record<string, string>, database: string) => Promise<void>;
 
-export async function onBothStores(name: string, measure: Measure): Promise<void> {
+/** `stores` names the stores to run on (`sqlite`, `postgres`): both unless told. */
+export async function onBothStores(name: string, measure: Measure, stores = ['sqlite', 'postgres']): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), `restock-${name}-`));
   try {
-    await measure('SQLite', {}, join(work, 'bench.db'));
+    if (stores.includes('sqlite')) await measure('SQLite', {}, join(work, 'bench.db'));
+    if (!stores.includes('postgres')) return;
     const admin = new pg.Client(ADMIN);
     await admin.connect();
     const database = `restock_${name.replaceAll('-', '_')}_${process.pid}`;

@@ -70,6 +70,10 @@ const HELP = `npm run bench -- [options]
   --no-pin              do not pin the server and wrk to different cores
   --no-lists            skip bench/list-pages.ts (list pages with 1,000 and 1,000,000 records),
                         which the default run ends with (--quick, --scenarios and --against skip it)
+  --webhooks            end with bench/webhooks.ts (about 4 minutes): the lag from commit to
+                        delivery at 1,000 writes/s with 5 webhooks, and the writes' throughput
+                        with 5 webhooks against none, on --stores (--scenarios webhooks runs
+                        it alone)
 `;
 
 const { values: flags } = parseArgs({
@@ -88,6 +92,7 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
     'no-lists': { type: 'boolean' },
+    webhooks: { type: 'boolean' },
     peers: { type: 'boolean' },
     stores: { type: 'string' },
     'owner-orders': { type: 'string' },
@@ -343,6 +348,14 @@ async function main(): Promise<void> {
   const partial = quick || flags.scenarios !== undefined || flags.against !== undefined;
   if (flags['no-lists'] !== true && !partial) {
     execFileSync(process.execPath, ['--import', 'tsx', 'bench/list-pages.ts'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  // Webhooks' lag and what they cost writes: minutes more, so only when asked.
+  if (flags.webhooks === true || options.scenarios.includes('webhooks')) {
+    const stores = flags.stores ? ['--stores', flags.stores] : [];
+    execFileSync(process.execPath, ['--import', 'tsx', 'bench/webhooks.ts', ...stores], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
 }
 
