@@ -92,6 +92,32 @@ describe('a webhook lane', () => {
   });
 });
 
+describe('a webhook lane given more than its window', () => {
+  it('takes what fits, and the rest once room is made', async () => {
+    const { lane: l } = lane(2);
+    let done = false;
+    const taking = l.take([change(11), change(12), change(13), change(14)]).then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(done, false);
+    assert.equal(l.position, 12);
+    for (const entry of l.entries) entry.settled = true;
+    l.advance();
+    await taking;
+    assert.equal(l.position, 14);
+    assert.ok(l.entries.length <= 2);
+  });
+
+  it('lets a waiting take end when the lane is released', async () => {
+    const { lane: l } = lane(1);
+    const taking = l.take([change(11), change(12)]);
+    l.release();
+    await taking;
+    assert.equal(l.position, 11);
+  });
+});
+
 describe('open deliveries', () => {
   it('retries one change per record, the later ones waiting behind it in change order', () => {
     const open = new OpenDeliveries([row(7, 1, 'waiting'), row(5, 1, 'retrying', 100), row(6, 2, 'retrying', 50)]);

@@ -44,10 +44,8 @@ async function cluster(count: number, leaseSeconds?: number): Promise<Cluster> {
   const db = await postgresKind.create();
   const receiver = await startReceiver(failingAtFirst(7));
   const env = webhookEnv(db.url, productsWebhook(receiver), leaseSeconds);
-  // The first alone: instances starting together on a new database may both insert the
-  // file's webhook, and one fails to start on the unique name (a known bug of the store's declare).
-  const first = await startServer(env);
-  const servers = [first, ...(await Promise.all(Array.from({ length: count - 1 }, () => startServer(env))))];
+  // All at once, as an orchestrator starts them: each declares the file's webhook, which is made once.
+  const servers = await Promise.all(Array.from({ length: count }, () => startServer(env)));
   const live = [...servers];
   return { db, receiver, servers, live, writes: writeProducts(() => live, { count: 100_000 }) };
 }

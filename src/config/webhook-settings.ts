@@ -51,7 +51,7 @@ export const WEBHOOK_SETTINGS = {
     help: 'deliveries under way at once in this process, across webhooks',
   },
   webhooksInFlightPerWebhook: {
-    default: '16',
+    default: '64',
     parse: integer(1, 10_000),
     group: 'server',
     help: 'deliveries under way at once to one webhook (changes of one record always go one after another), so that a slow endpoint holds no more than this',

@@ -2,9 +2,9 @@
  * One collection of one webhook, as the change hub (../change-hub.ts) hands it over: the
  * changes taken past the webhook's stored place, in order, each waiting to be settled (sent,
  * found not to match, or left to a retry). The place moves over the settled ones at the
- * front only, so that a crash repeats what was under way and skips nothing. It takes no more
- * from the log while `window` changes wait, so a slow or failing endpoint costs the server a
- * window of changes and no more; the log keeps the rest.
+ * front only, so that a crash repeats what was under way and skips nothing. It holds at most
+ * `window` changes, so a slow or failing endpoint costs the server a window of changes and no
+ * more; the log keeps the rest.
  */
 import type { Change } from '../../store/change-log-model.js';
 import type { Subscriber } from '../change-hub.js';
@@ -36,6 +36,7 @@ export class WebhookLane implements Subscriber {
   place: number;
   readonly entries: LaneEntry[] = [];
   private readonly waiting: (() => void)[] = [];
+  private closed = false;
 
   constructor(
     readonly collection: string,
@@ -48,9 +49,19 @@ export class WebhookLane implements Subscriber {
     this.place = start;
   }
 
+  /**
+   * Takes the changes, waiting for room whenever `window` wait: the hub goes on without this
+   * lane meanwhile, and the lane reads what it missed from the log once this resolves.
+   */
   async take(changes: readonly Change[]): Promise<void> {
     for (const change of changes) {
       if (change.seq <= this.position) continue;
+      if (this.entries.length >= this.window) this.advance();
+      if (this.entries.length >= this.window) {
+        this.events.taken();
+        await this.ready();
+      }
+      if (this.closed) return;
       if (change.seq > this.position + 1) this.events.missed(this.position + 1, change.seq - 1);
       const entry = {
         collection: this.collection,
@@ -67,7 +78,7 @@ export class WebhookLane implements Subscriber {
   }
 
   ready(): Promise<void> {
-    if (this.entries.length < this.window) return Promise.resolve();
+    if (this.entries.length < this.window || this.closed) return Promise.resolve();
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
@@ -84,8 +95,9 @@ export class WebhookLane implements Subscriber {
     return this.place !== before;
   }
 
-  /** Lets a hub waiting on `ready` go, once the lane is stopped. */
+  /** Takes nothing more, and lets a hub waiting on `ready` go: the lane's webhook stopped. */
   release(): void {
+    this.closed = true;
     for (const resolve of this.waiting.splice(0)) resolve();
   }
 

@@ -199,7 +199,22 @@ export class WebhookSender {
  */
 function signatures(secrets: WebhookSecrets, message: { messageId: string; body: string }, now: number): string {
   const at = new Date(now);
-  const sign = (secret: string) => new Webhook(secret).sign(message.messageId, at, message.body);
+  const sign = (secret: string) => signerOf(secret).sign(message.messageId, at, message.body);
   const both = secrets.previous !== null && secrets.previousUntil !== null && secrets.previousUntil > now;
   return both ? `${sign(secrets.current)} ${sign(secrets.previous as string)}` : sign(secrets.current);
+}
+
+/** Each secret's signer, made once: making one decodes the secret's base64, every time. */
+const signers = new Map<string, Webhook>();
+const MAX_SIGNERS = 1024;
+
+function signerOf(secret: string): Webhook {
+  let signer = signers.get(secret);
+  if (!signer) {
+    // Rotated and removed webhooks leave theirs behind: a bound, not a cache policy.
+    if (signers.size >= MAX_SIGNERS) signers.clear();
+    signer = new Webhook(secret);
+    signers.set(secret, signer);
+  }
+  return signer;
 }

@@ -27,7 +27,8 @@ export function sqlWebhooks(engine: Pick<SqlEngine, 'driver' | 'dialect'>, guard
     (p) =>
       'INSERT INTO webhooks (declared_as, url, collections, events, filter, secret, created_at, updated_at, generation) ' +
       `VALUES (${p('declaredAs')}, ${p('url')}, ${p('collections')}, ${p('events')}, ${p('filter')}, ${p('secret')}, ` +
-      `${p('now')}, ${p('now')}, 1) RETURNING ${WEBHOOK_COLUMNS}`,
+      // Instances starting together on a new database may both declare one: the first makes it.
+      `${p('now')}, ${p('now')}, 1) ON CONFLICT (declared_as) DO NOTHING RETURNING ${WEBHOOK_COLUMNS}`,
   );
   const change = p$<'id' | 'url' | 'collections' | 'events' | 'filter' | 'now'>(
     (p) =>
@@ -101,9 +102,12 @@ export function sqlWebhooks(engine: Pick<SqlEngine, 'driver' | 'dialect'>, guard
     filter: spec.filter,
   });
 
-  function* created(webhook: NewWebhook, now: number): Program<StoredWebhook> {
+  /** Undefined when another instance declared the same webhook meanwhile (a name is made once). */
+  function* created(webhook: NewWebhook, now: number): Program<StoredWebhook | undefined> {
     const values = { ...specValues(webhook), declaredAs: webhook.declaredAs ?? null, secret: webhook.secret, now };
-    const row = webhookOf((yield insert(values)).rows[0] as Row);
+    const inserted = (yield insert(values)).rows[0];
+    if (!inserted) return undefined;
+    const row = webhookOf(inserted);
     if (webhook.collections.length > 0) yield follow(row.id, webhook.collections);
     return row;
   }
@@ -156,7 +160,9 @@ export function sqlWebhooks(engine: Pick<SqlEngine, 'driver' | 'dialect'>, guard
     },
     async create(webhook, now) {
       await numbered();
-      return guard(driver.transaction(() => created(webhook, now)));
+      const made = await guard(driver.transaction(() => created(webhook, now)));
+      if (!made) throw new Error(`a webhook named "${webhook.declaredAs}" exists already`);
+      return made;
     },
     async update(id, spec, now) {
       await numbered();

@@ -25,10 +25,13 @@ declare module 'fastify' {
   }
 }
 
+/** Seconds as whole milliseconds: the store keeps times as integers (a fraction is refused by PostgreSQL's bigint). */
+const ms = (seconds: number) => Math.round(seconds * 1000);
+
 /** The most time between a delivery and the store hearing of it (what a crash may send twice). */
 const SETTLE_MS = 100;
 /** Changes a webhook takes ahead of its stored place, per collection, per in-flight delivery it may have. */
-const WINDOW_PER_SEND = 16;
+const WINDOW_PER_SEND = 4;
 
 export interface WebhookDeliveryOptions {
   store: Pick<Store, 'webhooks'>;
@@ -46,8 +49,8 @@ export const webhookDelivery = fp(deliverWebhooks, {
 async function deliverWebhooks(app: FastifyInstance, { store, catalog, hubs, config }: WebhookDeliveryOptions) {
   const sender = new WebhookSender({
     allowPrivate: config.webhooksAllowPrivate,
-    timeoutMs: config.webhooksTimeoutSeconds * 1000,
-    connectTimeoutMs: config.webhooksConnectTimeoutSeconds * 1000,
+    timeoutMs: ms(config.webhooksTimeoutSeconds),
+    connectTimeoutMs: ms(config.webhooksConnectTimeoutSeconds),
     maxSockets: config.webhooksInFlightPerWebhook,
     userAgent: `restock/${VERSION}`,
   });
@@ -63,9 +66,9 @@ async function deliverWebhooks(app: FastifyInstance, { store, catalog, hubs, con
       perWebhook: config.webhooksInFlightPerWebhook,
       window: config.webhooksInFlightPerWebhook * WINDOW_PER_SEND,
       maxBodyBytes: config.webhooksMaxBodyBytes,
-      backoffMs: config.webhooksBackoffSeconds * 1000,
-      retryMs: config.webhooksRetrySeconds * 1000,
-      timeoutMs: config.webhooksTimeoutSeconds * 1000,
+      backoffMs: ms(config.webhooksBackoffSeconds),
+      retryMs: ms(config.webhooksRetrySeconds),
+      timeoutMs: ms(config.webhooksTimeoutSeconds),
       flushMs: SETTLE_MS,
       maxFieldNameLength: config.maxFieldNameLength,
     },
@@ -73,7 +76,7 @@ async function deliverWebhooks(app: FastifyInstance, { store, catalog, hubs, con
     metrics,
     log: app.log,
     now: Date.now,
-    leaseMs: config.webhooksLeaseSeconds * 1000,
+    leaseMs: ms(config.webhooksLeaseSeconds),
     deadLetterMs: config.webhooksDeadLetterHours * 3_600_000,
   });
   const running = worker;

@@ -19,7 +19,7 @@ export function secretPaths(context: WebhookRouteContext): PathEntry[] {
           const { id } = await context.changeable(idText);
           const secret = newWebhookSecret();
           const now = context.now();
-          const previousUntil = now + context.settings.webhooksSecretOverlapSeconds * 1000;
+          const previousUntil = now + Math.round(context.settings.webhooksSecretOverlapSeconds * 1000);
           const rotated = await context.webhooks.rotateSecret(id, secret, previousUntil, now);
           if (!rotated) throw new HttpProblem('not-found', `No webhook ${id}: it was removed meanwhile.`);
           context.notify(id);
