@@ -65,6 +65,7 @@ const SHARDS = [
     'query-plan',
     'service',
     'webhook-crash',
+    'webhook-delivery',
   ],
   [
     'file-types',
@@ -97,6 +98,7 @@ const SHARDS = [
     'settings-docs',
     'slow-queries',
     'webhook-instances',
+    'webhook-shop',
   ],
   [
     'accounts',

@@ -143,6 +143,8 @@ export const TEST_GROUPS = {
     'webhooks-access',
     'webhooks-deliveries',
     'webhooks-declared',
+    'webhook-delivery',
+    'webhook-shop',
     'webhook-crash',
     'webhook-instances',
     'console-webhooks.browser',
