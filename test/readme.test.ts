@@ -8,7 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -109,6 +112,46 @@ async function serving(
   } finally {
     await app.close();
   }
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Resolves once something accepts connections on `port` (a process started just before). */
+async function listening(port: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const socket = connect(port, '127.0.0.1');
+    const [outcome] = await Promise.race([once(socket, 'connect').then(() => ['up']), once(socket, 'error')]);
+    socket.destroy();
+    if (outcome === 'up') return;
+    if (attempt >= 500) throw new Error(`nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A new shopper signs up, signs in and places an order of the first product; resolves with its id. */
+async function placeOrder(base: string): Promise<number> {
+  const json = { 'content-type': 'application/json' };
+  const shopper = { name: 'Ada', email: `ada-${Date.now()}@example.com`, password: 'a long enough password' };
+  await fetch(`${base}/user/`, { method: 'POST', headers: json, body: JSON.stringify(shopper) });
+  const credentials = JSON.stringify({ email: shopper.email, password: shopper.password });
+  const signIn = await fetch(`${base}/users/auth/`, { method: 'POST', headers: json, body: credentials });
+  const { token } = (await signIn.json()) as { token: string };
+  const [product] = (await (await fetch(`${base}/products/?limit=1`)).json()) as [{ id: number }];
+  const placed = await fetch(`${base}/order/`, {
+    method: 'POST',
+    headers: { ...json, authorization: `Bearer ${token}` },
+    body: JSON.stringify({ items: [{ productId: product.id, quantity: 1 }], status: 'placed' }),
+  });
+  assert.equal(placed.status, 201, await placed.clone().text());
+  return ((await placed.json()) as { id: number }).id;
 }
 
 for (const kind of STORE_KINDS) {
@@ -260,6 +303,36 @@ for (const kind of STORE_KINDS) {
         const args = ['--experimental-eventsource', '--input-type=module', '-e', script];
         const logged = await printedUntil(process.execPath, args, /^\{.*$/m);
         assert.match(logged[0], /name: 'Teapot'/);
+      });
+    });
+
+    it("then a webhook: the README's receiver verifies and prints each placed order", async () => {
+      const [serve = '', make = ''] = shBlocks('README.md', 'Telling other services: webhooks');
+      const [shop = ''] = shBlocks('README.md', 'A shop with accounts: each shopper sees only their own orders');
+      const variables = variablesOf(serve);
+      assert.equal(variables.WEBHOOKS_ALLOW_PRIVATE, 'true', serve);
+      const key = (variables.API_KEYS ?? '').split(':')[2];
+      assert.equal(key, (variablesOf(shop).API_KEYS ?? '').split(':')[2], 'the same staff key as the shop');
+      const port = await freePort();
+      const receiver = jsBlock('Telling other services: webhooks').replace('listen(4000)', `listen(${port})`);
+      await serving(ctx.db.url, variables, async (at) => {
+        const script = `set -e\nADMIN='Authorization: Bearer ${key}'\n${make
+          .replaceAll('localhost:3000', at)
+          .replace('127.0.0.1:4000', `127.0.0.1:${port}`)
+          .replaceAll('curl ', 'curl -sSf ')}`;
+        const { stdout } = await run('sh', ['-c', script]);
+        const { secret } = JSON.parse(stdout) as { secret: string };
+        assert.match(secret, /^whsec_/);
+        // `timeout`: a receiver that never prints ends anyway, and the test with it.
+        const printed = printedUntil(
+          'timeout',
+          ['60', 'env', `WEBHOOK_SECRET=${secret}`, process.execPath, '--input-type=module', '-e', receiver],
+          /orders\.created (\d+) placed/,
+        );
+        await listening(port);
+        const order = await placeOrder(`http://${at}`);
+        const [, id] = await printed;
+        assert.equal(Number(id), order);
       });
     });
 

@@ -2,7 +2,6 @@
  * The storage interface: everything records/, the HTTP layer and the commands may ask of a database. The SQL core
  * (sql/) implements it over a driver per database; nothing outside store/ writes SQL.
  */
-
 import type { Catalog } from '../core/catalog.js';
 import type { Collection, Reference } from '../core/collection.js';
 import type { IndexedField } from '../core/indexed-field.js';
@@ -177,7 +176,6 @@ export interface Store {
   readonly accounts: AccountTables;
   readonly mail: MailOutbox;
   readonly fileUpkeep: FileUpkeep;
-  /** Webhooks: their definitions, places in the change log, leases and kept deliveries. */
   readonly webhooks: WebhookTables;
   /**
    * Runs the steps `plan` gives, on any collections, in one transaction: all of them or
@@ -235,10 +233,7 @@ export interface StoreOptions {
   statementTimeoutMs: number;
   /** SQLite: how long a write waits for another process's write lock before it fails (a 503). Default 5000. */
   lockTimeoutMs?: number;
-  /**
-   * The most bytes a value of an indexed or unique field may hold: a record already
-   * holding more stops the start, naming it. Default 2000.
-   */
+  /** The most bytes a value of an indexed or unique field may hold: a record holding more stops the start. Default 2000. */
   maxIndexedValueBytes?: number;
   /** Whether `q=` search has a trigram index (kept by every write); without, it reads every record. Default true. */
   searchIndex?: boolean;
