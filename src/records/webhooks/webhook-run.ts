@@ -200,13 +200,8 @@ export class WebhookRun {
     const now = this.deps.now();
     this.deps.metrics.retried(this.id);
     this.count(this.id, outcome);
-    const after = retryOutcome(
-      stored(row),
-      outcome,
-      now,
-      this.deps.settings.retryMs,
-      this.health.wait(row.attempts + 1),
-    );
+    const { retryMs } = this.deps.settings;
+    const after = retryOutcome(stored(row), outcome, now, retryMs, this.health.wait(row.attempts + 1));
     Object.assign(row, after);
     this.ledger.save(after);
     if (after.state === 'delivered' || after.state === 'dead') {
@@ -218,7 +213,7 @@ export class WebhookRun {
       this.deps.metrics.dead(this.id);
       // Nothing got through since this delivery first failed: the endpoint is down, not this change.
       if (this.health.lastSuccessAt < after.firstAttemptAt && !this.stopped)
-        void this.pause(endpointDown(after, this.deps.settings.retryMs));
+        void this.pause(endpointDown(after, retryMs));
     }
   }
 
@@ -230,11 +225,16 @@ export class WebhookRun {
     return { key: this.id, url: this.webhook.url, secrets: this.webhook.secrets };
   }
 
+  /** Never rejects: a pause the store could not record ends the run, and the next one retries from the store. */
   private async pause(reason: string): Promise<void> {
-    await this.ledger.flush();
-    await this.deps.tables.pause(this.id, reason, this.deps.now());
-    this.deps.log.warn({ webhook: this.id, reason }, 'webhook paused');
-    this.end('it paused');
+    try {
+      await this.ledger.flush();
+      await this.deps.tables.pause(this.id, reason, this.deps.now());
+      this.deps.log.warn({ webhook: this.id, reason }, 'webhook paused');
+      this.end('it paused');
+    } catch (error) {
+      this.end('pausing it failed', error);
+    }
   }
 
   private end(why: string, error?: unknown): void {
