@@ -14,7 +14,7 @@ import { buildApp } from '../src/http/app.js';
 import type { Change } from '../src/store/change-log-model.js';
 import { openStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/store.js';
-import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS, type TestDatabase, type TestStoreKind } from './helpers/stores.js';
 import { type Received, type Receiver, startReceiver } from './helpers/verifying-receiver.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -52,10 +52,10 @@ async function logged(store: Store, collection: string): Promise<Change[]> {
   }
 }
 
-/** Looks again every 20 ms until `condition` holds (at most 500 times): for state no receiver sees. */
+/** Looks again every 20 ms until `condition` holds (at most 1,500 times): for state no receiver sees. */
 async function eventually(condition: () => Promise<boolean>): Promise<void> {
   for (let attempt = 0; !(await condition()); attempt++) {
-    if (attempt >= 500) throw new Error('the condition never held');
+    if (attempt >= 1500) throw new Error('the condition never held');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -88,50 +88,54 @@ function assertInOrder(deliveries: readonly Received[], changes: readonly Change
   }
 }
 
+/** An app on a new database of `kind` whose failed deliveries are retried for `retrySeconds`. */
+function useWebhookApp(kind: TestStoreKind, retrySeconds: number): { app: FastifyInstance; store: Store } {
+  const ctx = {} as { app: FastifyInstance; store: Store; db: TestDatabase };
+  before(async () => {
+    ctx.db = await kind.create();
+    const config = defaultConfig({
+      databaseUrl: ctx.db.url,
+      maxEventLoopDelay: 0,
+      rateLimitMax: 0,
+      webhooksAllowPrivate: true,
+      webhooksBackoffSeconds: 0.02,
+      webhooksRetrySeconds: retrySeconds,
+      webhooksTimeoutSeconds: 30,
+      webhooksInFlightPerWebhook: 8,
+    });
+    ctx.store = await openStore(ctx.db.url, loadCatalog(config));
+    ctx.app = await buildApp({ config, store: ctx.store, logStream: false });
+    await ctx.app.ready();
+  });
+  after(async () => {
+    await ctx.app?.close();
+    await ctx.store?.close();
+    await ctx.db?.drop();
+  });
+  return ctx;
+}
+
 for (const kind of STORE_KINDS) {
   describe(`webhook delivery (${kind.name})`, () => {
-    let db: TestDatabase;
-    let app: FastifyInstance;
-    let store: Store;
-    before(async () => {
-      db = await kind.create();
-      const config = defaultConfig({
-        databaseUrl: db.url,
-        maxEventLoopDelay: 0,
-        rateLimitMax: 0,
-        webhooksAllowPrivate: true,
-        webhooksBackoffSeconds: 0.02,
-        webhooksRetrySeconds: 1,
-        webhooksTimeoutSeconds: 30,
-        webhooksInFlightPerWebhook: 8,
-      });
-      store = await openStore(db.url, loadCatalog(config));
-      app = await buildApp({ config, store, logStream: false });
-      await app.ready();
-    });
-    after(async () => {
-      await app?.close();
-      await store?.close();
-      await db?.drop();
-    });
-
+    // Retries outlast every test here: none of its webhooks may be paused.
+    const ctx = useWebhookApp(kind, 600);
     it('sends every change of a thousand writes, signed, each record’s in commit order', async () => {
       const receiver = await startReceiver();
       try {
-        await subscribe(app, receiver);
+        await subscribe(ctx.app, receiver);
         const ids: number[] = [];
-        for (let n = 0; n < 50; n++) ids.push((await write(app, 'POST', '/product/', { n }))?.id as number);
+        for (let n = 0; n < 50; n++) ids.push((await write(ctx.app, 'POST', '/product/', { n }))?.id as number);
         const writes = Array.from(
           { length: 950 },
-          (_, n) => () => write(app, 'PUT', `/product/${ids[n % 50]}/`, { n }),
+          (_, n) => () => write(ctx.app, 'PUT', `/product/${ids[n % 50]}/`, { n }),
         );
         for (let n = 0; n < writes.length; n += 10) await Promise.all(writes.slice(n, n + 10).map((w) => w()));
-        await write(app, 'POST', '/batch/', [
+        await write(ctx.app, 'POST', '/batch/', [
           { method: 'POST', path: '/product/', body: { batch: 1 } },
           { method: 'PATCH', path: '/product/$0.id/', body: { batch: 2 } },
           { method: 'DELETE', path: `/product/${ids[0]}/` },
         ]);
-        const changes = await logged(store, 'products');
+        const changes = await logged(ctx.store, 'products');
         assert.ok(changes.length >= 1000, `${changes.length} changes`);
         await receiver.until(() => new Set(receiver.accepted.map((d) => d.id)).size >= changes.length);
         assert.ok(receiver.received.every((delivery) => delivery.verified));
@@ -147,48 +151,15 @@ for (const kind of STORE_KINDS) {
       let failuresLeft = 12;
       const receiver = await startReceiver(() => (failuresLeft-- > 0 ? 500 : 204));
       try {
-        await subscribe(app, receiver);
-        const from = (await logged(store, 'products')).at(-1)?.seq ?? 0;
-        const made = await write(app, 'POST', '/product/', { step: 0 });
-        for (let step = 1; step <= 5; step++) await write(app, 'PUT', `/product/${made?.id}/`, { step });
-        for (let n = 0; n < 10; n++) await write(app, 'POST', '/product/', { n });
-        const changes = (await logged(store, 'products')).filter((change) => change.seq > from);
+        await subscribe(ctx.app, receiver);
+        const from = (await logged(ctx.store, 'products')).at(-1)?.seq ?? 0;
+        const made = await write(ctx.app, 'POST', '/product/', { step: 0 });
+        for (let step = 1; step <= 5; step++) await write(ctx.app, 'PUT', `/product/${made?.id}/`, { step });
+        for (let n = 0; n < 10; n++) await write(ctx.app, 'POST', '/product/', { n });
+        const changes = (await logged(ctx.store, 'products')).filter((change) => change.seq > from);
         await receiver.until(() => new Set(receiver.accepted.map((d) => d.id)).size >= changes.length);
         assert.ok(receiver.received.some((delivery) => delivery.status === 500));
         assertInOrder(receiver.accepted, changes);
-      } finally {
-        await receiver.close();
-      }
-    });
-
-    it('keeps what a dead endpoint missed as dead letters, pauses it, and replays them once it is back', async () => {
-      let up = false;
-      const receiver = await startReceiver(() => (up ? 204 : 503));
-      try {
-        const id = await subscribe(app, receiver);
-        const since = new Date().toISOString();
-        const made: ({ id: number } | undefined)[] = [];
-        for (let n = 0; n < 3; n++) made.push(await write(app, 'POST', '/product/', { n }));
-        const read = async () => JSON.parse((await app.inject({ url: `/webhook/${id}/` })).body);
-        await receiver.until(() => receiver.received.length > 0);
-        await eventually(async () => (await read()).paused !== null);
-        const paused = await read();
-        assert.match(paused.paused.reason, /every delivery failed/);
-        const dead = JSON.parse((await app.inject({ url: `/webhook/${id}/deliveries/?state=dead` })).body);
-        assert.ok(dead.length >= 1, JSON.stringify(dead));
-        assert.equal(receiver.accepted.length, 0);
-        up = true;
-        const replay = await app.inject({
-          method: 'POST',
-          url: `/webhook/${id}/replay/`,
-          headers: JSON_HEADERS,
-          payload: { since },
-        });
-        assert.equal(replay.statusCode, 202, replay.body);
-        await receiver.until(() =>
-          made.every((record) => receiver.accepted.some((d) => d.payload.data.id === record?.id)),
-        );
-        assert.equal((await read()).paused, null);
       } finally {
         await receiver.close();
       }
@@ -205,10 +176,10 @@ for (const kind of STORE_KINDS) {
       });
       const quick = await startReceiver();
       try {
-        await subscribe(app, slow);
-        await subscribe(app, quick);
+        await subscribe(ctx.app, slow);
+        await subscribe(ctx.app, quick);
         const made: ({ id: number } | undefined)[] = [];
-        for (let n = 0; n < 40; n++) made.push(await write(app, 'POST', '/product/', { n }));
+        for (let n = 0; n < 40; n++) made.push(await write(ctx.app, 'POST', '/product/', { n }));
         const wanted = new Set(made.map((record) => record?.id));
         const got = (receiver: Receiver) => new Set(receiver.accepted.map((d) => d.payload.data.id)).size;
         await quick.until(() => [...wanted].every((id) => quick.accepted.some((d) => d.payload.data.id === id)));
@@ -220,6 +191,43 @@ for (const kind of STORE_KINDS) {
         release();
         await slow.close();
         await quick.close();
+      }
+    });
+  });
+
+  describe(`a dead endpoint's webhook (${kind.name})`, () => {
+    // Retries end after a second: its deliveries become dead letters, and it is paused.
+    const ctx = useWebhookApp(kind, 1);
+    it('keeps what a dead endpoint missed as dead letters, pauses it, and replays them once it is back', async () => {
+      let up = false;
+      const receiver = await startReceiver(() => (up ? 204 : 503));
+      try {
+        const id = await subscribe(ctx.app, receiver);
+        const since = new Date().toISOString();
+        const made: ({ id: number } | undefined)[] = [];
+        for (let n = 0; n < 3; n++) made.push(await write(ctx.app, 'POST', '/product/', { n }));
+        const read = async () => JSON.parse((await ctx.app.inject({ url: `/webhook/${id}/` })).body);
+        await receiver.until(() => receiver.received.length > 0);
+        await eventually(async () => (await read()).paused !== null);
+        const paused = await read();
+        assert.match(paused.paused.reason, /every delivery failed/);
+        const dead = JSON.parse((await ctx.app.inject({ url: `/webhook/${id}/deliveries/?state=dead` })).body);
+        assert.ok(dead.length >= 1, JSON.stringify(dead));
+        assert.equal(receiver.accepted.length, 0);
+        up = true;
+        const replay = await ctx.app.inject({
+          method: 'POST',
+          url: `/webhook/${id}/replay/`,
+          headers: JSON_HEADERS,
+          payload: { since },
+        });
+        assert.equal(replay.statusCode, 202, replay.body);
+        await receiver.until(() =>
+          made.every((record) => receiver.accepted.some((d) => d.payload.data.id === record?.id)),
+        );
+        assert.equal((await read()).paused, null);
+      } finally {
+        await receiver.close();
       }
     });
   });
