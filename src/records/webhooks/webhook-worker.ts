@@ -12,7 +12,7 @@ import { WebhookRun } from './webhook-run.js';
 /** How often kept deliveries are trimmed. */
 const TRIM_MS = 3_600_000;
 /** First-attempt successes kept per webhook for the list of recent deliveries. */
-export const RECENT_DELIVERIES = 100;
+const RECENT_DELIVERIES = 100;
 
 export interface WorkerOptions extends Omit<RunDeps, 'ended' | 'tables'> {
   readonly tables: WebhookTables;
