@@ -214,11 +214,8 @@ describe('two instances on one PostgreSQL', { skip: !POSTGRES_AVAILABLE && 'Post
   before(async () => {
     for (let i = 0; i < 2; i++) {
       const config = defaultConfig({ maxEventLoopDelay: 0, ...shopSettings(), databaseUrl: context.db.url });
-      apps.push(await buildApp({ config, logStream: false }));
+      apps.push(context.holding(await buildApp({ config, logStream: false })));
     }
-  });
-  after(async () => {
-    for (const app of apps) await app.close();
   });
 
   it('accept each other’s tokens, also after a key rotation, with no shared setting', async () => {
@@ -327,13 +324,10 @@ describe('failed sign-ins counted in Redis', { skip: !REDIS_AVAILABLE && 'Redis 
     for (let i = 0; i < 2; i++) {
       const settings = shopSettings({ signInMaxFailures: 2, redisUrl: REDIS_URL });
       const config = defaultConfig({ maxEventLoopDelay: 0, ...settings, databaseUrl: context.db.url });
-      apps.push(await buildApp({ config, logStream: false }));
+      apps.push(context.holding(await buildApp({ config, logStream: false })));
     }
   });
-  after(async () => {
-    for (const app of apps) await app.close();
-    await forget();
-  });
+  after(forget);
 
   it('are shared by every instance: failures on one refuse the next sign-in on another', async () => {
     const [one, two] = apps as [(typeof apps)[0], (typeof apps)[0]];

@@ -82,11 +82,15 @@ describe('the console signed in to the shop, in Chromium', () => {
     await page.goto(`${server.url}/#orders/${ids.bobsOrder}`);
     await page.locator('#list-status.error').filter({ hasText: /^404 / }).waitFor();
     await page.getByRole('button', { name: `Edit order ${ids.adasOrder}` }).click();
+    // Her order in the editor first: its read answering after the edit would overwrite it.
+    await page.getByRole('heading', { name: `Order ${ids.adasOrder}`, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Raw JSON', exact: true }).click();
     const fields = { userId: ids.ada, items: [{ productId: ids.product, quantity: 2 }], status: 'placed' };
     await page.locator('#record-json').fill(JSON.stringify(fields));
     const [refused] = await Promise.all([
-      page.waitForResponse((r) => r.url() === `${server.url}/order/${ids.adasOrder}/`),
+      page.waitForResponse(
+        (r) => r.url() === `${server.url}/order/${ids.adasOrder}/` && r.request().method() === 'PUT',
+      ),
       page.getByRole('button', { name: 'Save changes' }).click(),
     ]);
     assert.equal(refused.status(), 403);

@@ -145,14 +145,10 @@ describe('two instances on one PostgreSQL sharing S3', {
       ...settings,
       databaseUrl: context.db.url,
     });
-    one = await buildApp({ config, logStream: false });
-    two = await buildApp({ config, logStream: false });
+    one = context.holding(await buildApp({ config, logStream: false }));
+    two = context.holding(await buildApp({ config, logStream: false }));
   });
-  after(async () => {
-    await one?.close();
-    await two?.close();
-    await bucket?.close();
-  });
+  after(() => bucket?.close());
 
   const upload = async (app: FastifyInstance, method: 'POST' | 'PUT', url: string, bytes: Buffer) => {
     const form = await multipart({ picture: { name: 'lamp.png', type: 'image/png', bytes } }, { name: 'Lamp' });

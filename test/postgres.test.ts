@@ -8,8 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { openStore } from '../src/store/open-store.js';
 import { postgresAdapter, postgresDialectFor } from '../src/store/postgres/postgres-dialect.js';
+import { openPostgresDriver } from '../src/store/postgres/postgres-driver.js';
 import { foldCase } from '../src/store/sql/case-fold.js';
 import { selectPage } from '../src/store/sql/list-sql.js';
+import { sql } from '../src/store/sql/program.js';
 import { catalogOf } from './helpers/catalog.js';
 import { runCommand, startServer } from './helpers/server.js';
 import { POSTGRES_AVAILABLE, postgresKind } from './helpers/stores.js';
@@ -71,6 +73,45 @@ describe('outages and migrations (postgres)', { skip: !POSTGRES_AVAILABLE && 'Po
       assert.equal(server.process.exitCode, null, 'the process stayed up');
     } finally {
       assert.equal(await server.stop(), 0);
+      await proxy.close();
+      await db.drop();
+    }
+  });
+
+  it('fails a transaction whose connection is cut mid-statement as unavailable, and stays up', async () => {
+    const db = await postgresKind.create();
+    const proxy = await startTcpProxy(Number(new URL(db.url).port || 5432));
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const timeouts = { connectTimeoutMs: 1000, statementTimeoutMs: 60_000 };
+    const { driver } = await openPostgresDriver(viaProxy.href, { poolSize: 2, ...timeouts });
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      // A connection handed out of the pool has no listener of the pool's: its break once crashed the process.
+      const outcome = driver.transaction(function* () {
+        yield sql('SELECT pg_sleep(60)');
+      });
+      const settled = outcome.then(
+        () => assert.fail('committed through a cut connection'),
+        (error: unknown) => error,
+      );
+      const sleeping = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)'";
+      for (let tries = 0; ((await admin.query(sleeping)).rows[0] as { n: number }).n === 0; tries++) {
+        assert.ok(tries < 400, 'the statement reached the server');
+        await sleep(25);
+      }
+      await proxy.cut();
+      assert.equal(driver.fault(await settled)?.kind, 'unavailable');
+      await proxy.restore();
+      assert.deepEqual(
+        (await driver.read(sql('SELECT 1 AS one'), false)).rows,
+        [{ one: 1 }],
+        'a fresh connection serves',
+      );
+    } finally {
+      await driver.close();
+      await admin.end();
       await proxy.close();
       await db.drop();
     }

@@ -5,23 +5,23 @@
  * database before the app opens it.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../src/config/index.js';
 import { loadCatalog } from '../src/core/load-catalog.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open-store.js';
-import { body, problem, useDatabase } from './helpers/app.js';
+import { body, type DatabaseContext, problem, useDatabase } from './helpers/app.js';
 import { withKeys } from './helpers/keys.js';
 import { type ContractRecorder, checkAgainstDocument, itKeptTheDocument } from './helpers/openapi-validator.js';
-import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
+import { STORE_KINDS } from './helpers/stores.js';
 import { delivery, HOOK_URL, hook, keepDeliveries, secret } from './helpers/webhook-api.js';
 
 type Listed = Record<string, unknown> & { messageId: string; state: string };
 
 for (const kind of STORE_KINDS) {
   describe(`webhook deliveries (${kind.name})`, () => {
-    const ctx = useDatabase(kind) as { db: TestDatabase; app: FastifyInstance; contract?: ContractRecorder };
+    const ctx = useDatabase(kind) as DatabaseContext & { app: FastifyInstance; contract?: ContractRecorder };
     let id: number;
     const now = Date.now();
 
@@ -40,12 +40,11 @@ for (const kind of STORE_KINDS) {
       ]);
       await store.close();
       const config = defaultConfig({ ...withKeys(), maxEventLoopDelay: 0, databaseUrl: ctx.db.url });
-      ctx.app = await buildApp({ config, logStream: false });
+      ctx.app = ctx.holding(await buildApp({ config, logStream: false }));
       ctx.contract = checkAgainstDocument(ctx.app);
       await ctx.app.ready();
       await ctx.contract.load();
     });
-    after(() => ctx.app?.close());
 
     it('lists them newest first, without bodies unless asked, and never a secret', async () => {
       const listed = await hook(ctx.app, 'GET', `/webhook/${id}/deliveries/`);

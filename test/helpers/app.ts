@@ -20,15 +20,31 @@ export interface TestContext {
  * A fresh database of `kind` for a suite that builds its own apps (several on one database,
  * or with options `useApp` does not take), dropped after the suite.
  */
-export function useDatabase(kind: TestStoreKind): { db: TestDatabase } {
-  const context = {} as { db: TestDatabase };
+export function useDatabase(kind: TestStoreKind): DatabaseContext {
+  const holders: { close(): unknown }[] = [];
+  const context = {
+    holding<T extends { close(): unknown }>(holder: T): T {
+      holders.push(holder);
+      return holder;
+    },
+  } as DatabaseContext;
   before(async () => {
     context.db = await kind.create();
   });
   after(async () => {
+    for (const holder of holders.splice(0)) await holder.close();
     await context.db?.drop();
   });
   return context;
+}
+
+export interface DatabaseContext {
+  db: TestDatabase;
+  /**
+   * Closes `holder` (an app, a store) before the database is dropped: a drop ends the
+   * connections still open, and the suite's own `after` hooks run after this one.
+   */
+  holding<T extends { close(): unknown }>(holder: T): T;
 }
 
 /**

@@ -123,10 +123,13 @@ export async function openPostgresDriver(
 
 function openPool(connection: pg.PoolConfig, max: number, name: string): pg.Pool {
   const pool = new pg.Pool({ ...connection, max, application_name: name });
-  // An idle connection that breaks (database restart, network cut) is reported here; the
-  // pool drops it and opens a fresh one when next needed. Without a listener it would
-  // crash the process.
+  // A connection that breaks (database restart, network cut, a terminated backend) emits
+  // 'error', and without a listener that crashes the process. An idle one reports it to
+  // the pool, which drops it and opens a fresh one when next needed; one handed out has
+  // the pool's listener taken off, so it keeps one of its own for good. Its statement, or
+  // its next one, fails as unavailable, and inTransaction does not give it back.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
