@@ -74,6 +74,10 @@ const HELP = `npm run bench -- [options]
                         delivery at 1,000 writes/s with 5 webhooks, and the writes' throughput
                         with 5 webhooks against none, on --stores (--scenarios webhooks runs
                         it alone)
+  --realtime            end with bench/realtime.ts (2 to 2.5 minutes): the delay from a create's
+                        POST to its change-feed event at 100 and 1,000 subscribers on SQLite and
+                        at two instances on PostgreSQL, on --stores; with --peers, PocketBase
+                        beside restock (--scenarios realtime runs it alone)
 `;
 
 const { values: flags } = parseArgs({
@@ -93,6 +97,7 @@ const { values: flags } = parseArgs({
     'no-pin': { type: 'boolean' },
     'no-lists': { type: 'boolean' },
     webhooks: { type: 'boolean' },
+    realtime: { type: 'boolean' },
     peers: { type: 'boolean' },
     stores: { type: 'string' },
     'owner-orders': { type: 'string' },
@@ -356,6 +361,11 @@ async function main(): Promise<void> {
       cwd: ROOT,
       stdio: 'inherit',
     });
+  }
+  // The change feed's delay to its subscribers: over two minutes more, so only when asked.
+  if (flags.realtime === true || options.scenarios.includes('realtime')) {
+    const args = [...(flags.stores ? ['--stores', flags.stores] : []), ...(flags.peers ? ['--pocketbase'] : [])];
+    execFileSync(process.execPath, ['--import', 'tsx', 'bench/realtime.ts', ...args], { cwd: ROOT, stdio: 'inherit' });
   }
 }
 

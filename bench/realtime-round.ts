@@ -1,0 +1,66 @@
+/**
+ * One round of bench/realtime.ts: subscribers shared out among some servers, warm-up creates,
+ * then the measured creates, and per server the round's figures, with the CPU time the
+ * server and this process (the client) spent on them.
+ */
+import { delivered, type FeedServer, pacedCreates, type Subscriber, subscribeAll } from './realtime-feeds.js';
+import { type Round, roundFigures } from './realtime-figures.js';
+import { cpuSecondsOf } from './servers.js';
+
+export interface RoundPlan {
+  /** The servers the subscribers follow, `count` shared out evenly among them. */
+  feeds: readonly FeedServer[];
+  /** The server the creates go to. */
+  writer: FeedServer;
+  count: number;
+  warmup: number;
+  creates: number;
+  intervalMs: number;
+  /** Runs once the subscribers are connected, before any create. */
+  idle?: () => Promise<void>;
+  /** Runs once every event has arrived (or the wait for them gave up). */
+  done?: () => Promise<void>;
+}
+
+/**
+ * The warm-up creates come first, and every subscriber must have the last of them before
+ * the measured ones start: then each one follows the collection. CPU time is counted from
+ * the first measured create to the last event's arrival.
+ */
+export async function round(plan: RoundPlan): Promise<Round[]> {
+  const groups: Subscriber[][] = [];
+  try {
+    for (const [i, feed] of plan.feeds.entries()) {
+      const share = Math.floor(plan.count / plan.feeds.length) + (i < plan.count % plan.feeds.length ? 1 : 0);
+      groups.push(await subscribeAll(feed, share));
+    }
+    await plan.idle?.();
+    const everyone = groups.flat();
+    const warm = await pacedCreates(plan.writer, plan.warmup, plan.intervalMs, 'warm-up');
+    await delivered(everyone, warm.slice(-1));
+    const serverCpu = plan.feeds.map((feed) => cpuSecondsOf(feed.pid));
+    const clientCpu = process.cpuUsage();
+    const creates = await pacedCreates(plan.writer, plan.creates, plan.intervalMs, 'measured');
+    await delivered(everyone, creates);
+    const client = process.cpuUsage(clientCpu);
+    const clientUs = client.user + client.system;
+    const events = groups.reduce((sum, group) => sum + group.length, 0) * creates.length;
+    const figures = groups.map((group, i) => ({
+      ...roundFigures(group, creates),
+      serverCpuMsPerCreate:
+        ((cpuSecondsOf((plan.feeds[i] as FeedServer).pid) - (serverCpu[i] as number)) * 1000) / creates.length,
+      clientCpuUsPerEvent: clientUs / events,
+    }));
+    await plan.done?.();
+    return figures;
+  } finally {
+    for (const subscriber of groups.flat()) subscriber.close();
+  }
+}
+
+/** A round's figures on one line, for the progress log. */
+export const describeRound = (name: string, r: Round) =>
+  `  ${name}: ${r.delivered}/${r.expected} events; from send p50 ${r.fromSend.p50.toFixed(1)} p99 ` +
+  `${r.fromSend.p99.toFixed(1)} max ${r.fromSend.max.toFixed(1)} ms; after the answer p50 ` +
+  `${r.afterAnswer.p50.toFixed(1)} p99 ${r.afterAnswer.p99.toFixed(1)} max ${r.afterAnswer.max.toFixed(1)} ms; ` +
+  `server CPU ${r.serverCpuMsPerCreate.toFixed(2)} ms a create, client ${r.clientCpuUsPerEvent.toFixed(0)} µs an event`;
