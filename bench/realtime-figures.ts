@@ -32,6 +32,8 @@ export interface Round {
   serverCpuMsPerCreate: number;
   /** This process's CPU time over the same span, per event received: what the client costs. */
   clientCpuUsPerEvent: number;
+  /** The server's CPU time a second with the subscribers connected and no create, just before. */
+  serverQuietCpuMsPerSecond: number;
 }
 
 function spread(values: number[]): Spread {
@@ -46,7 +48,7 @@ function spread(values: number[]): Spread {
 export function roundFigures(
   subscribers: readonly Subscriber[],
   creates: readonly Create[],
-): Omit<Round, 'serverCpuMsPerCreate' | 'clientCpuUsPerEvent'> {
+): Omit<Round, 'serverCpuMsPerCreate' | 'clientCpuUsPerEvent' | 'serverQuietCpuMsPerSecond'> {
   const fromSend: number[] = [];
   const afterAnswer: number[] = [];
   for (const subscriber of subscribers) {
@@ -90,6 +92,7 @@ export interface Summary {
   answerP50: OverRounds;
   serverCpuMsPerCreate: OverRounds;
   clientCpuUsPerEvent: OverRounds;
+  serverQuietCpuMsPerSecond: OverRounds;
 }
 
 const KEYS = ['p50', 'p99', 'max'] as const;
@@ -110,6 +113,7 @@ export function summarize(rounds: readonly Round[]): Summary {
     answerP50: over(rounds.map((r) => r.answer.p50)),
     serverCpuMsPerCreate: over(rounds.map((r) => r.serverCpuMsPerCreate)),
     clientCpuUsPerEvent: over(rounds.map((r) => r.clientCpuUsPerEvent)),
+    serverQuietCpuMsPerSecond: over(rounds.map((r) => r.serverQuietCpuMsPerSecond)),
   };
 }
 
@@ -122,16 +126,14 @@ export function cell(figure: OverRounds, digits = 1): string {
 /**
  * Two lines per server, the delays from the POST's send and from its answer (p50, p99, max);
  * on the first, the events delivered, the POST's own p50, and the CPU time of the server per
- * create and of the client per event.
+ * create and of the client per event; on the second, the server's CPU time a second while
+ * quiet, which the figure per create includes (150 ms of it, at a create every 150 ms).
  */
 export function tableLines(title: string, rows: readonly [string, Summary][]): string[] {
   const width = Math.max(18, ...rows.map(([name]) => name.length));
   const line = (name: string, delay: string, cells: string[]) =>
     `${name.padEnd(width)} ${delay.padEnd(12)} ${cells.map((c, i) => c.padStart(i < 3 ? 19 : 15)).join(' ')}`.trimEnd();
-  const lines = [
-    title,
-    line('', 'delay', ['p50', 'p99', 'max', 'delivered', 'POST p50', 'server ms/create', 'client µs/event']),
-  ];
+  const lines = [title, line('', 'delay', ['p50', 'p99', 'max', 'delivered', 'POST p50', 'server CPU', 'client CPU'])];
   for (const [name, s] of rows) {
     lines.push(
       line(name, 'from send', [
@@ -141,13 +143,18 @@ export function tableLines(title: string, rows: readonly [string, Summary][]): s
         cell(s.serverCpuMsPerCreate, 2),
         cell(s.clientCpuUsPerEvent, 0),
       ]),
-      line(
+      line('', 'after answer', [
+        ...KEYS.map((k) => cell(s.afterAnswer[k])),
         '',
-        'after answer',
-        KEYS.map((k) => cell(s.afterAnswer[k])),
-      ),
+        '',
+        cell(s.serverQuietCpuMsPerSecond, 0),
+      ]),
     );
   }
+  lines.push(
+    'server CPU: ms a create, from the first create to the last event (under it, ms a second with the ' +
+      'subscribers connected and no create); client CPU: µs an event received',
+  );
   const early = rows.filter(([, s]) => s.beforeAnswer > 0).map(([name, s]) => `${name} ${s.beforeAnswer}`);
   if (early.length) lines.push(`events that arrived before their POST's answer: ${early.join(', ')}`);
   return lines;

@@ -35,6 +35,7 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
       groups.push(await subscribeAll(feed, share));
     }
     await plan.idle?.();
+    const quiet = await quietCpu(plan.feeds);
     const everyone = groups.flat();
     const warm = await pacedCreates(plan.writer, plan.warmup, plan.intervalMs, 'warm-up');
     await delivered(everyone, warm.slice(-1));
@@ -50,6 +51,7 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
       serverCpuMsPerCreate:
         ((cpuSecondsOf((plan.feeds[i] as FeedServer).pid) - (serverCpu[i] as number)) * 1000) / creates.length,
       clientCpuUsPerEvent: clientUs / events,
+      serverQuietCpuMsPerSecond: quiet[i] as number,
     }));
     await plan.done?.();
     return figures;
@@ -58,9 +60,22 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
   }
 }
 
+/** How long the servers' CPU time is read with the subscribers connected and no create. */
+const QUIET_MS = 1500;
+
+/**
+ * Each server's CPU time a second while its subscribers wait for nothing (a poll, the
+ * heartbeats): part of what a create seems to cost, to be told apart from it.
+ */
+async function quietCpu(feeds: readonly FeedServer[]): Promise<number[]> {
+  const before = feeds.map((feed) => cpuSecondsOf(feed.pid));
+  await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+  return feeds.map((feed, i) => ((cpuSecondsOf(feed.pid) - (before[i] as number)) * 1e6) / QUIET_MS);
+}
+
 /** A round's figures on one line, for the progress log. */
 export const describeRound = (name: string, r: Round) =>
   `  ${name}: ${r.delivered}/${r.expected} events; from send p50 ${r.fromSend.p50.toFixed(1)} p99 ` +
   `${r.fromSend.p99.toFixed(1)} max ${r.fromSend.max.toFixed(1)} ms; after the answer p50 ` +
   `${r.afterAnswer.p50.toFixed(1)} p99 ${r.afterAnswer.p99.toFixed(1)} max ${r.afterAnswer.max.toFixed(1)} ms; ` +
-  `server CPU ${r.serverCpuMsPerCreate.toFixed(2)} ms a create, client ${r.clientCpuUsPerEvent.toFixed(0)} µs an event`;
+  `server CPU ${r.serverCpuMsPerCreate.toFixed(2)} ms a create (${r.serverQuietCpuMsPerSecond.toFixed(0)} ms/s quiet), client ${r.clientCpuUsPerEvent.toFixed(0)} µs an event`;
