@@ -117,6 +117,11 @@ export function summarize(rounds: readonly Round[]): Summary {
   };
 }
 
+/** What the tables' CPU columns hold, printed once under them. */
+export const CPU_LEGEND =
+  'server CPU: ms a create, from the first create to the last event (under it, ms a second with the ' +
+  'subscribers connected and no create); client CPU: µs an event received';
+
 /** `20.1 (19.8–21.0)`: a median over rounds with its range, to `digits` decimals. */
 export function cell(figure: OverRounds, digits = 1): string {
   const f = (value: number) => value.toFixed(digits);
@@ -151,10 +156,6 @@ export function tableLines(title: string, rows: readonly [string, Summary][]): s
       ]),
     );
   }
-  lines.push(
-    'server CPU: ms a create, from the first create to the last event (under it, ms a second with the ' +
-      'subscribers connected and no create); client CPU: µs an event received',
-  );
   const early = rows.filter(([, s]) => s.beforeAnswer > 0).map(([name, s]) => `${name} ${s.beforeAnswer}`);
   if (early.length) lines.push(`events that arrived before their POST's answer: ${early.join(', ')}`);
   return lines;

@@ -3,9 +3,33 @@
  * then the measured creates, and per server the round's figures, with the CPU time the
  * server and this process (the client) spent on them.
  */
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delivered, type FeedServer, pacedCreates, type Subscriber, subscribeAll } from './realtime-feeds.js';
 import { type Round, roundFigures } from './realtime-figures.js';
 import { cpuSecondsOf } from './servers.js';
+
+/** Whether the kernel keeps schedstat: each thread's run time, in nanoseconds. */
+const SCHEDSTAT = existsSync('/proc/self/schedstat');
+
+/**
+ * CPU seconds process `pid` has used so far: with schedstat, the sum of its threads' run
+ * times, to the nanosecond, as /proc's ticks of 10 ms are too coarse for 1.5 s of a quiet
+ * server. A thread that has ended is no longer counted, so this is for differences over
+ * spans in which the server's threads stay (restock's and PocketBase's do).
+ */
+function cpuSeconds(pid: number): number {
+  if (!SCHEDSTAT) return cpuSecondsOf(pid);
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e9;
+}
 
 export interface RoundPlan {
   /** The servers the subscribers follow, `count` shared out evenly among them. */
@@ -39,7 +63,7 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
     const everyone = groups.flat();
     const warm = await pacedCreates(plan.writer, plan.warmup, plan.intervalMs, 'warm-up');
     await delivered(everyone, warm.slice(-1));
-    const serverCpu = plan.feeds.map((feed) => cpuSecondsOf(feed.pid));
+    const serverCpu = plan.feeds.map((feed) => cpuSeconds(feed.pid));
     const clientCpu = process.cpuUsage();
     const creates = await pacedCreates(plan.writer, plan.creates, plan.intervalMs, 'measured');
     await delivered(everyone, creates);
@@ -49,7 +73,7 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
     const figures = groups.map((group, i) => ({
       ...roundFigures(group, creates),
       serverCpuMsPerCreate:
-        ((cpuSecondsOf((plan.feeds[i] as FeedServer).pid) - (serverCpu[i] as number)) * 1000) / creates.length,
+        ((cpuSeconds((plan.feeds[i] as FeedServer).pid) - (serverCpu[i] as number)) * 1000) / creates.length,
       clientCpuUsPerEvent: clientUs / events,
       serverQuietCpuMsPerSecond: quiet[i] as number,
     }));
@@ -68,9 +92,9 @@ const QUIET_MS = 1500;
  * heartbeats): part of what a create seems to cost, to be told apart from it.
  */
 async function quietCpu(feeds: readonly FeedServer[]): Promise<number[]> {
-  const before = feeds.map((feed) => cpuSecondsOf(feed.pid));
+  const before = feeds.map((feed) => cpuSeconds(feed.pid));
   await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-  return feeds.map((feed, i) => ((cpuSecondsOf(feed.pid) - (before[i] as number)) * 1e6) / QUIET_MS);
+  return feeds.map((feed, i) => ((cpuSeconds(feed.pid) - (before[i] as number)) * 1e6) / QUIET_MS);
 }
 
 /** A round's figures on one line, for the progress log. */

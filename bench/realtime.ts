@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { onBothStores } from './both-stores.js';
 import { ensurePocketBase, startRealtimePocketBase } from './peers/pocketbase.js';
 import { closeWriter, type FeedServer } from './realtime-feeds.js';
-import { type Round, type Summary, summarize, tableLines } from './realtime-figures.js';
+import { CPU_LEGEND, type Round, type Summary, summarize, tableLines } from './realtime-figures.js';
 import { describeRound as describe, type RoundPlan, round } from './realtime-round.js';
 import { type BenchServer, corePins, cpuSecondsOf, freePort, startServer, waitUntilIdle } from './servers.js';
 
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
   } finally {
     closeWriter();
   }
-  process.stdout.write(`\n${lines.join('\n')}\n`);
+  process.stdout.write(`\n${[...lines, CPU_LEGEND].join('\n')}\n`);
   const results = join(ROOT, 'bench', 'results');
   mkdirSync(results, { recursive: true });
   const file = join(results, `realtime-${started.toISOString().replace(/[:.]/g, '-')}.json`);
