@@ -4,7 +4,7 @@
  * median and range of each figure; and the printed table.
  */
 import { median, percentile } from './median.js';
-import type { Create, Subscriber } from './realtime-feeds.js';
+import { type Create, made, type Subscriber } from './realtime-feeds.js';
 
 /** p50, p99 and max of some delays, in ms. */
 export interface Spread {
@@ -14,9 +14,11 @@ export interface Spread {
 }
 
 export interface Round {
-  /** Events that arrived, of creates × subscribers. */
+  /** Events that arrived, of records made × subscribers. */
   delivered: number;
   expected: number;
+  /** Creates answered with anything but a record (restock's load shedding: `503`). */
+  refused: number;
   /** From just before the POST was sent to the event's arrival. */
   fromSend: Spread;
   /** From the POST's answer to the event's arrival: below zero when the event came first. */
@@ -51,8 +53,9 @@ export function roundFigures(
 ): Omit<Round, 'serverCpuMsPerCreate' | 'clientCpuUsPerEvent' | 'serverQuietCpuMsPerSecond'> {
   const fromSend: number[] = [];
   const afterAnswer: number[] = [];
+  const records = made(creates);
   for (const subscriber of subscribers) {
-    for (const create of creates) {
+    for (const create of records) {
       const at = subscriber.arrivals.get(create.id);
       if (at === undefined) continue;
       fromSend.push(at - create.sent);
@@ -61,11 +64,12 @@ export function roundFigures(
   }
   return {
     delivered: fromSend.length,
-    expected: subscribers.length * creates.length,
+    expected: subscribers.length * records.length,
+    refused: creates.length - records.length,
     fromSend: spread(fromSend),
     afterAnswer: spread(afterAnswer),
     beforeAnswer: afterAnswer.filter((ms) => ms < 0).length,
-    answer: spread(creates.map((c) => c.answered - c.sent)),
+    answer: spread(records.map((c) => c.answered - c.sent)),
   };
 }
 
@@ -76,7 +80,7 @@ export interface OverRounds {
   max: number;
 }
 
-const over = (values: number[]): OverRounds => ({
+export const over = (values: number[]): OverRounds => ({
   median: median(values),
   min: Math.min(...values),
   max: Math.max(...values),
@@ -87,6 +91,7 @@ export interface Summary {
   delivered: number;
   expected: number;
   beforeAnswer: number;
+  refused: number;
   fromSend: Record<keyof Spread, OverRounds>;
   afterAnswer: Record<keyof Spread, OverRounds>;
   answerP50: OverRounds;
@@ -108,6 +113,7 @@ export function summarize(rounds: readonly Round[]): Summary {
     delivered: rounds.reduce((sum, r) => sum + r.delivered, 0),
     expected: rounds.reduce((sum, r) => sum + r.expected, 0),
     beforeAnswer: rounds.reduce((sum, r) => sum + r.beforeAnswer, 0),
+    refused: rounds.reduce((sum, r) => sum + r.refused, 0),
     fromSend: of((r) => r.fromSend),
     afterAnswer: of((r) => r.afterAnswer),
     answerP50: over(rounds.map((r) => r.answer.p50)),
@@ -158,5 +164,7 @@ export function tableLines(title: string, rows: readonly [string, Summary][]): s
   }
   const early = rows.filter(([, s]) => s.beforeAnswer > 0).map(([name, s]) => `${name} ${s.beforeAnswer}`);
   if (early.length) lines.push(`events that arrived before their POST's answer: ${early.join(', ')}`);
+  const refused = rows.filter(([, s]) => s.refused > 0).map(([name, s]) => `${name} ${s.refused}`);
+  if (refused.length) lines.push(`creates refused (not counted): ${refused.join(', ')}`);
   return lines;
 }

@@ -5,7 +5,7 @@
  */
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { delivered, type FeedServer, pacedCreates, type Subscriber, subscribeAll } from './realtime-feeds.js';
+import { delivered, type FeedServer, made, pacedCreates, type Subscriber, subscribeAll } from './realtime-feeds.js';
 import { type Round, roundFigures } from './realtime-figures.js';
 import { cpuSecondsOf } from './servers.js';
 
@@ -62,14 +62,14 @@ export async function round(plan: RoundPlan): Promise<Round[]> {
     const quiet = await quietCpu(plan.feeds);
     const everyone = groups.flat();
     const warm = await pacedCreates(plan.writer, plan.warmup, plan.intervalMs, 'warm-up');
-    await delivered(everyone, warm.slice(-1));
+    await delivered(everyone, made(warm).slice(-1));
     const serverCpu = plan.feeds.map((feed) => cpuSeconds(feed.pid));
     const clientCpu = process.cpuUsage();
     const creates = await pacedCreates(plan.writer, plan.creates, plan.intervalMs, 'measured');
     await delivered(everyone, creates);
     const client = process.cpuUsage(clientCpu);
     const clientUs = client.user + client.system;
-    const events = groups.reduce((sum, group) => sum + group.length, 0) * creates.length;
+    const events = groups.reduce((sum, group) => sum + group.length, 0) * made(creates).length;
     const figures = groups.map((group, i) => ({
       ...roundFigures(group, creates),
       serverCpuMsPerCreate:
@@ -99,7 +99,7 @@ async function quietCpu(feeds: readonly FeedServer[]): Promise<number[]> {
 
 /** A round's figures on one line, for the progress log. */
 export const describeRound = (name: string, r: Round) =>
-  `  ${name}: ${r.delivered}/${r.expected} events; from send p50 ${r.fromSend.p50.toFixed(1)} p99 ` +
+  `  ${name}: ${r.delivered}/${r.expected} events${r.refused ? ` (${r.refused} creates refused)` : ''}; from send p50 ${r.fromSend.p50.toFixed(1)} p99 ` +
   `${r.fromSend.p99.toFixed(1)} max ${r.fromSend.max.toFixed(1)} ms; after the answer p50 ` +
   `${r.afterAnswer.p50.toFixed(1)} p99 ${r.afterAnswer.p99.toFixed(1)} max ${r.afterAnswer.max.toFixed(1)} ms; ` +
   `server CPU ${r.serverCpuMsPerCreate.toFixed(2)} ms a create (${r.serverQuietCpuMsPerSecond.toFixed(0)} ms/s quiet), client ${r.clientCpuUsPerEvent.toFixed(0)} µs an event`;

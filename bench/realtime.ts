@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { onBothStores } from './both-stores.js';
 import { ensurePocketBase, startRealtimePocketBase } from './peers/pocketbase.js';
 import { closeWriter, type FeedServer } from './realtime-feeds.js';
-import { CPU_LEGEND, type Round, type Summary, summarize, tableLines } from './realtime-figures.js';
+import { CPU_LEGEND, cell, over, type Round, type Summary, summarize, tableLines } from './realtime-figures.js';
 import { describeRound as describe, type RoundPlan, round } from './realtime-round.js';
 import { type BenchServer, corePins, cpuSecondsOf, freePort, startServer, waitUntilIdle } from './servers.js';
 
@@ -133,7 +133,7 @@ async function many(database: string, count: number): Promise<void> {
       const [figures] = (await round(plan([restockFeed(server)], count, { idle, done }))) as [Round];
       rounds.push(figures);
       memory.push(rss);
-      log(`${describe(`round ${r}, ${count} subscribers`, figures)}`);
+      log(describe(`round ${r}, ${count} subscribers`, figures));
       log(`  RSS ${rss.before.toFixed(0)} MB before, ${rss.idle.toFixed(0)} idle, ${rss.after.toFixed(0)} after`);
     } finally {
       await server.stop();
@@ -141,11 +141,7 @@ async function many(database: string, count: number): Promise<void> {
   }
   const summary = summarize(rounds);
   report.many = { subscribers: count, summary, rounds, memory };
-  const mb = (pick: (m: (typeof memory)[number]) => number) => {
-    const values = memory.map(pick).sort((a, b) => a - b);
-    const mid = values[values.length >> 1] as number;
-    return `${mid.toFixed(0)} (${(values[0] as number).toFixed(0)}–${(values.at(-1) as number).toFixed(0)}) MB`;
-  };
+  const mb = (pick: (m: (typeof memory)[number]) => number) => `${cell(over(memory.map(pick)), 0)} MB`;
   lines.push(
     ...table(`${count} subscribers, a fresh server each round`, [['restock, SQLite', summary]]),
     `server RSS, median (range): ${mb((m) => m.before)} before the subscribers, ${mb((m) => m.idle)} with them ` +
@@ -165,7 +161,7 @@ async function twoInstances(env: Record<string, string>): Promise<void> {
         await startServer({ target: 'restock', database: '', pin: pins.server, env: { ...env, ...FEED_ENV } }),
       );
     const feeds = servers.map(restockFeed);
-    const names = ['PostgreSQL, the writer’s instance', 'PostgreSQL, the other instance'];
+    const names = ['PostgreSQL, the first (writes)', 'PostgreSQL, the other'];
     const rounds: Round[][] = [[], []];
     for (let r = 1; r <= ROUNDS; r++) {
       const figures = await round(plan(feeds, SUBSCRIBERS));
