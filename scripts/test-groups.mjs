@@ -20,6 +20,7 @@ export const TEST_GROUPS = {
     'batch',
     'relations',
     'change-feed',
+    'change-feed-commit',
     'list-filter',
   ],
   storage: [

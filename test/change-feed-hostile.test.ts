@@ -13,10 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { type Config, defaultConfig } from '../src/config/index.js';
 import { buildApp } from '../src/http/app.js';
-import { eventFor } from '../src/records/change-event.js';
+import { eventFor, feedView } from '../src/records/change-event.js';
 import { ChangeHubs } from '../src/records/change-hub.js';
 import { openStore } from '../src/store/open-store.js';
-import type { Change, ChangeLog, Store } from '../src/store/store.js';
+import type { Change, ChangeLog, Condition, Store } from '../src/store/store.js';
 import { catalogOf } from './helpers/catalog.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { STORE_KINDS, type TestDatabase } from './helpers/stores.js';
@@ -201,12 +201,44 @@ for (const kind of STORE_KINDS) {
         kind: 'created',
         record: { id: 1, data: '{"name":"Ada"}', createdAt: 'c', updatedAt: 'u', version: 1 },
       };
-      const first = eventFor(change, []);
+      const first = eventFor(change);
       assert.equal(
         first?.toString(),
         'id: 7\nevent: created\ndata: {"id":1,"name":"Ada","createdAt":"c","updatedAt":"u"}\n\n',
       );
-      assert.equal(eventFor(change, []), first, 'the same bytes, not a copy');
+      assert.equal(eventFor(change, feedView([])), first, 'the same bytes, not a copy');
+    });
+
+    it('decides a change once for every feed that sees the collection alike', () => {
+      const change: Change = {
+        seq: 8,
+        kind: 'created',
+        record: { id: 2, data: '{"name":"Ada","owner":3}', createdAt: 'c', updatedAt: 'u', version: 1 },
+      };
+      // A rule's condition as each feed of one account gets it (built afresh per feed),
+      // counting how often a decision reads its value.
+      let reads = 0;
+      const ownedBy = (owner: number): Condition => ({
+        field: { path: ['owner'] },
+        op: 'eq',
+        get value() {
+          reads++;
+          return owner;
+        },
+      });
+      const hers = Array.from({ length: 100 }, () => feedView([], ownedBy(3)));
+      const others = Array.from({ length: 100 }, () => feedView([], ownedBy(4)));
+      reads = 0;
+      const events = [...hers, ...others].map((view) => eventFor(change, view));
+      assert.equal(reads, 2, 'one decision for each of the two views');
+      assert.ok(
+        events.slice(0, 100).every((event) => event === eventFor(change)),
+        'hers: the shared bytes',
+      );
+      assert.ok(
+        events.slice(100).every((event) => event === undefined),
+        'the others: nothing',
+      );
     });
   });
 }

@@ -1,9 +1,10 @@
 /**
  * One reader of the change log per collection per process, however many clients follow
- * it: woken by the store (PostgreSQL's NOTIFY, a short poll on SQLite), it reads what
- * committed since it last looked, once, and hands the batch to every subscriber. A
- * subscriber behind the hub (resuming, or one whose batch skipped ahead) reads the gap
- * itself, in order, before the batch, waiting for its client between reads.
+ * it: woken by the store (PostgreSQL's NOTIFY; on SQLite each commit of the process, and a
+ * short poll for other processes'), it reads what committed since it last looked, once,
+ * and hands the batch to every subscriber. A subscriber behind the hub (resuming, or one
+ * whose batch skipped ahead) reads the gap itself, in order, before the batch, waiting for
+ * its client between reads.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Catalog } from '../core/catalog.js';

@@ -33,6 +33,8 @@ export interface GroupCommitOptions {
   mapError?: (error: unknown) => unknown;
   /** How long a write may wait for another process's write lock (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** Called once a batch that wrote anything is durable, in the turn that commits it. */
+  onCommit?: () => void;
 }
 
 /** Pauses between tries for a lock another process holds: short first, as locks mostly are. */
@@ -55,6 +57,7 @@ export class GroupCommit {
   readonly #maxBatch: number;
   readonly #mapError: (error: unknown) => unknown;
   readonly #busyTimeoutMs: number;
+  readonly #onCommit: (() => void) | undefined;
   /** Tries since the lock was last found free. */
   #lockTries = 0;
   readonly #sql: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
@@ -66,6 +69,7 @@ export class GroupCommit {
     this.#maxBatch = options.maxBatch ?? 500;
     this.#mapError = options.mapError ?? ((error) => error);
     this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#onCommit = options.onCommit;
     // IMMEDIATE takes the write lock up front, so a batch never fails half-way for want of it.
     this.#sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
@@ -129,6 +133,8 @@ export class GroupCommit {
       if (outcome.ok) unit.resolve(outcome.value);
       else unit.reject(this.#mapError(outcome.error));
     }
+    // In the same turn: the callers' continuations run after it.
+    if (outcomes.some((outcome) => outcome.ok)) this.#onCommit?.();
     return 0;
   }
 

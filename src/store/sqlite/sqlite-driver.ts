@@ -14,10 +14,14 @@ import { GroupCommit } from './group-commit.js';
 import { ReadPool } from './read-pool.js';
 import { sqliteFaults } from './sqlite-faults.js';
 
-/** Opens (creating when needed) the database file at `path`, or `:memory:`. */
-/** How often a change feed looks for new changes (the log is read from an index: cheap). */
+/**
+ * How often the change feeds look for changes another process committed (a worker of
+ * WORKERS=N, a command): the log is read from an index, so a look is cheap. This process's
+ * own commits wake them at once.
+ */
 const CHANGE_POLL_MS = 20;
 
+/** Opens (creating when needed) the database file at `path`, or `:memory:`. */
 export function openSqliteDriver(
   path: string,
   options: Pick<StoreOptions, 'statementTimeoutMs' | 'lockTimeoutMs'>,
@@ -28,7 +32,14 @@ export function openSqliteDriver(
   // A lock another process holds is waited for by group commit between turns of the event
   // loop, never inside a statement on it (locked() alone waits inside, at start).
   db.pragma('busy_timeout = 0');
-  const commits = new GroupCommit(db, { busyTimeoutMs: lockTimeoutMs });
+  // The watchers of the change log (the feeds' hubs, the files' reaper), woken by each commit.
+  const watchers = new Set<(collection?: string) => void>();
+  const commits = new GroupCommit(db, {
+    busyTimeoutMs: lockTimeoutMs,
+    onCommit: () => {
+      for (const wake of watchers) wake();
+    },
+  });
   // A database in memory is one connection's alone: its reads stay on the event loop.
   const reads =
     path === ':memory:'
@@ -93,10 +104,16 @@ export function openSqliteDriver(
     },
     fault: sqliteFaults(db),
     watchChanges(wake) {
-      // Another process (--workers, a command) may write the file: a short poll sees every change.
+      // Its own function, so that the same wake watching twice is two watchers.
+      const watcher = (collection?: string) => wake(collection);
+      watchers.add(watcher);
+      // Another process (--workers, a command) may write the file: a short poll sees its changes.
       const poll = setInterval(() => wake(), CHANGE_POLL_MS);
       poll.unref();
-      return () => clearInterval(poll);
+      return () => {
+        watchers.delete(watcher);
+        clearInterval(poll);
+      };
     },
     async ping() {
       run(sql('SELECT 1'));

@@ -13,7 +13,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Collection } from '../../../core/collection.js';
-import { eventFor } from '../../../records/change-event.js';
+import { eventFor, feedView } from '../../../records/change-event.js';
 import type { ChangeHubs } from '../../../records/change-hub.js';
 import type { InFlightGate } from '../../../records/in-flight-gate.js';
 import { parseListQuery, type RawListQuery, RESERVED } from '../../../records/list-query.js';
@@ -80,6 +80,7 @@ export async function followChanges(
     options.fields,
   ).query;
   const query = narrow(parsed) ?? { ...parsed, rule: NOTHING };
+  const view = feedView(query.where, query.rule);
   const resumeAt = positionOf(request.headers['last-event-id'] ?? since);
   if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
   const giveBack = options.gate.take(holderOf(request));
@@ -159,7 +160,7 @@ export async function followChanges(
       for (const change of changes) {
         if (ended) return;
         this.position = change.seq;
-        const event = eventFor(change, query.where, query.rule);
+        const event = eventFor(change, view);
         if (event) {
           sent++;
           write(event);
