@@ -74,7 +74,7 @@ const HELP = `npm run bench -- [options]
                         delivery at 1,000 writes/s with 5 webhooks, and the writes' throughput
                         with 5 webhooks against none, on --stores (--scenarios webhooks runs
                         it alone)
-  --realtime            end with bench/realtime.ts (2 to 3 minutes): the delay from a create's
+  --realtime            end with bench/realtime.ts (2 to 3.5 minutes): the delay from a create's
                         POST to its change-feed event at 100 and 1,000 subscribers on SQLite and
                         at two instances on PostgreSQL, on --stores; with --peers, PocketBase
                         beside restock (--scenarios realtime runs it alone)
