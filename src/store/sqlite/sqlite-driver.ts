@@ -16,8 +16,9 @@ import { sqliteFaults } from './sqlite-faults.js';
 
 /**
  * How often the change feeds look for changes another process committed (a worker of
- * WORKERS=N, a command): the log is read from an index, so a look is cheap. This process's
- * own commits wake them at once.
+ * WORKERS=N, a command). A look asks SQLite's `data_version`, which moves only with another
+ * connection's commits: it reads no table, and wakes the feeds only when there is something
+ * to read. This process's own commits wake them at once.
  */
 const CHANGE_POLL_MS = 20;
 
@@ -46,6 +47,7 @@ export function openSqliteDriver(
       ? undefined
       : new ReadPool({ path, timeoutMs: options.statementTimeoutMs, busyTimeoutMs: lockTimeoutMs });
   const pageCount = db.prepare('PRAGMA page_count').pluck();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const readSchema = db.prepare('SELECT 1 FROM sqlite_master LIMIT 1');
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   return {
@@ -107,8 +109,14 @@ export function openSqliteDriver(
       // Its own function, so that the same wake watching twice is two watchers.
       const watcher = (collection?: string) => wake(collection);
       watchers.add(watcher);
-      // Another process (--workers, a command) may write the file: a short poll sees its changes.
-      const poll = setInterval(() => wake(), CHANGE_POLL_MS);
+      // Another process (--workers, a command) may write the file: a short poll sees its commits.
+      let version = dataVersion.get();
+      const poll = setInterval(() => {
+        const now = dataVersion.get();
+        if (now === version) return;
+        version = now;
+        wake();
+      }, CHANGE_POLL_MS);
       poll.unref();
       return () => {
         watchers.delete(watcher);
