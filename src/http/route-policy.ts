@@ -43,7 +43,7 @@ declare module 'fastify' {
      * itself needs no more than a credential this server knows, when one is sent.
      */
     batch?: boolean;
-    // `rateLimit: false` (never counted against the request budget) is @fastify/rate-limit's own.
+    // `rateLimit: false` (never counted against the request budget): @fastify/rate-limit's types declare it.
   }
 }
 

@@ -14,9 +14,10 @@ export const LINGER_BYTES = 16 * 1024 * 1024;
 
 export const lingeringClose = fp(
   async (app) => {
-    app.addHook('onSend', async (request, reply, payload) => {
+    // A callback hook, not an async one: it runs on every response, and nearly always passes.
+    app.addHook('onSend', (request, reply, payload, done) => {
       const incoming = request.raw;
-      if (reply.statusCode !== 413 || incoming.complete) return payload;
+      if (reply.statusCode !== 413 || incoming.complete) return done(null, payload);
       // Fastify asks for the connection to close at once; it closes once the body is read instead.
       reply.removeHeader('connection');
       let discarded = 0;
@@ -25,7 +26,7 @@ export const lingeringClose = fp(
         if (discarded > LINGER_BYTES) incoming.socket.destroy();
       });
       incoming.resume();
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'restock-lingering-close', fastify: '5.x', dependencies: ['restock-problems'] },

@@ -12,14 +12,19 @@ import type { IncomingMessage } from 'node:http';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { wireMethod } from '../method-override/index.js';
 import { batchedDestination } from './log-destination.js';
+import { RequestLog, requestLogFactory } from './request-log.js';
 
 export class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    const log = reply.log;
+    const responseTime = reply.elapsedTime;
+    if (error) log.error({ req: request, res: reply, responseTime, err: error }, 'request errored');
+    else if (log instanceof RequestLog && log.parentWrites) {
+      // The child's binding first, as the child writes it (the default `requestIdLogLabel`).
+      log.parent.info({ reqId: request.id, req: request, res: reply, responseTime }, 'request completed');
+    } else log.info({ req: request, res: reply, responseTime }, 'request completed');
   }
 }
 
@@ -30,13 +35,14 @@ export type LogStream = { write(line: string): void } | false;
 export function accessLogOptions(
   level: string,
   stream: LogStream | undefined,
-): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+): Pick<FastifyServerOptions, 'logger' | 'logController' | 'childLoggerFactory'> {
   return {
     logger:
       stream === false
         ? false
         : { level, serializers: { req: serializeRequest }, stream: stream ?? batchedDestination() },
     logController: new AccessLog(),
+    childLoggerFactory: requestLogFactory,
   };
 }
 

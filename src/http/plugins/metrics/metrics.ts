@@ -43,6 +43,17 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 const LABELS = ['route', 'method', 'tunnelled', 'status'] as const;
 
+/** Where a request that never reached a route is counted (one Fastify refused as it arrived). */
+const NO_ROUTE = {};
+
+/** One label set of the request metrics: its count so far, what the counter has of it, its histogram. */
+interface Series {
+  labels: Record<(typeof LABELS)[number], string>;
+  count: number;
+  reported: number;
+  time: (seconds: number) => void;
+}
+
 /**
  * Counts every response (one onResponse hook) and serves `/metrics`. Each app has its own
  * registry, so that several apps in one process (tests) never share counts. In a worker of
@@ -65,11 +76,22 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix });
 
-  const requests = new Counter({
+  // Each series' count, kept in the series below and handed to the counter when scraped:
+  // prom-client hashes a series' labels again on every `inc`, bound to them or not.
+  const series = new WeakMap<object, Map<string, Map<number, Series>>>();
+  const all: Series[] = [];
+  new Counter({
     name: `${prefix}http_requests_total`,
     help: 'HTTP requests answered, by route template, effective method, tunnelled or not, and status.',
     labelNames: LABELS,
     registers: [registry],
+    collect() {
+      for (const one of all) {
+        if (one.count === one.reported) continue;
+        this.inc(one.labels, one.count - one.reported);
+        one.reported = one.count;
+      }
+    },
   });
   const duration = new Histogram({
     name: `${prefix}http_request_duration_seconds`,
@@ -91,22 +113,42 @@ async function countAndServe(app: FastifyInstance, options: MetricsOptions): Pro
     new AggregatorRegistry();
   }
 
-  // The counter and histogram of each label set, found once: prom-client hashes the labels
-  // on every inc and observe otherwise. Label sets are few (route templates, not paths).
-  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
-  const countResponse = (request: FastifyRequest, reply: FastifyReply) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const tunnelled = isTunnelled(request.raw) ? 'true' : 'false';
-    const key = `${route} ${request.method} ${tunnelled} ${reply.statusCode}`;
-    let found = series.get(key);
-    if (!found) {
-      const labels = { route, method: request.method, tunnelled, status: String(reply.statusCode) };
-      const counter = requests.labels(labels);
-      const histogram = duration.labels(labels);
-      found = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
-      series.set(key, found);
+  // The series of each label set, found by the route's own config object, the method, then
+  // the status (tunnelled ones apart): no key is built per request. Label sets are few
+  // (route templates, not paths).
+  const seriesOf = (request: FastifyRequest, reply: FastifyReply): Series => {
+    const { config, url } = request.routeOptions;
+    const tunnelled = isTunnelled(request.raw);
+    const status = reply.statusCode;
+    const route = config ?? NO_ROUTE;
+    let byMethod = series.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      series.set(route, byMethod);
     }
-    found.count();
+    let byStatus = byMethod.get(request.method);
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(request.method, byStatus);
+    }
+    const key = tunnelled ? -status : status;
+    let found = byStatus.get(key);
+    if (!found) {
+      const labels = {
+        route: url ?? UNMATCHED_ROUTE,
+        method: request.method,
+        tunnelled: String(tunnelled),
+        status: String(status),
+      };
+      found = { labels, count: 0, reported: 0, time: duration.labels(labels).observe };
+      byStatus.set(key, found);
+      all.push(found);
+    }
+    return found;
+  };
+  const countResponse = (request: FastifyRequest, reply: FastifyReply) => {
+    const found = seriesOf(request, reply);
+    found.count++;
     found.time(reply.elapsedTime / 1000);
   };
   app.addHook('onResponse', (request, reply, done) => {
