@@ -10,8 +10,7 @@ import { runCommand, serveArguments, servedCollections } from './commands/comman
 import { startBanner } from './commands/start-banner.js';
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { flushCompileCache } from './core/compile-cache.js';
-import { buildApp } from './http/app.js';
-import { RedisUnavailableError } from './http/plugins/rate-limit/index.js';
+import { RedisUnavailableError } from './http/plugins/rate-limit/redis.js';
 import { protectedModeRefusal } from './http/protected-mode.js';
 import { StoreSetupError, StoreUnavailableError } from './store/store.js';
 
@@ -41,6 +40,9 @@ async function main(): Promise<void> {
     superviseWorkers(config.workers, pino({ level: config.logLevel }), banner);
     return;
   }
+  // The app is imported here, after the primary of --workers returned: it only supervises,
+  // and loading the app's thousand modules held back the fork of every worker.
+  const { buildApp } = await import('./http/app.js');
   const app = await buildApp({ config });
   let closing = false;
   const shutdown = (signal: string) => {

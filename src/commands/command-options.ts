@@ -2,9 +2,18 @@
  * The options of the commands that take their own, apart from the commands: the table of
  * commands (./commands.ts) needs them for parsing and --help, and every start reads that table,
  * so a command's code (json-schema-to-typescript for `types`, cli-progress for `import` and
- * `export`) is imported only when the command runs.
+ * `export`) and the store it opens are imported only when the command runs.
  */
-import { collectionOption } from './command.js';
+import type { OptionSpec } from './command.js';
+
+export const collectionOption = {
+  collection: {
+    type: 'string',
+    short: 'c',
+    help: 'the collection, by its plural: users, products, or one SCHEMAS declares',
+    placeholder: 'NAME',
+  },
+} as const satisfies Record<string, OptionSpec>;
 
 export const importOptions = {
   ...collectionOption,
