@@ -4,8 +4,8 @@
  * agree with the content, so that a PNG named `.jpg` or HTML sent as `image/png` is refused
  * rather than stored under a type a browser would trust. An image's size in pixels is read
  * from its header (sharp), so that a decompression bomb is refused before anything decodes it.
- * Both are imported at the first upload, not at the start: together they were a third of a
- * second of a start that serves no file (docs/performance.md, Start-up and footprint).
+ * Both are imported at the first upload, not at the start: together they were more than half
+ * a second of a start that serves no file (docs/performance.md, Start-up and footprint).
  */
 import { extname } from 'node:path';
 import mime from 'mime-types';
