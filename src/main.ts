@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 /**
- * The restock process (started by ./server.ts, after it turned on the compile cache): reads the configuration, builds the app, listens, and shuts down
- * cleanly on SIGTERM or SIGINT (stop accepting, finish in-flight requests, close the
- * database, exit 0).
+ * The restock process, which ./server.ts loads once the compile cache is on: reads the
+ * configuration, builds the app, listens, and shuts down cleanly on SIGTERM or SIGINT (stop
+ * accepting, finish in-flight requests, close the database, exit 0).
  */
 import { pino } from 'pino';
 import { isPrimary, isWorker, superviseWorkers } from './cluster.js';
