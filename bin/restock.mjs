@@ -6,6 +6,7 @@
 // Node.js reads `--env-file FILE` among the command's arguments too, and stops at a missing
 // FILE with its own message before restock can give its own.
 import { readFileSync } from 'node:fs';
+import module from 'node:module';
 
 // `--version` answers from package.json alone: loading the app (and checking the build)
 // for it took most of a second, and several on a slow disk.
@@ -13,6 +14,11 @@ if (['--version', '-v', 'version'].includes(process.argv[2] ?? '')) {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`restock ${version}\n`);
 } else {
+  // Node.js's compile cache (22.1 and later), on before anything else is read; dist/server.js
+  // turns it on too, for `npm start`. Absent on Node 20, and never a reason to fail.
+  try {
+    module.enableCompileCache?.();
+  } catch {}
   await import('../scripts/check-node.mjs');
   await import('../scripts/build-if-stale.mjs');
   await import('../dist/server.js');

@@ -103,6 +103,7 @@ const SHARDS = [
   [
     'accounts',
     'cli',
+    'start-footprint',
     'cli-accounts',
     'cli-terminal',
     'client',

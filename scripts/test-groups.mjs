@@ -55,6 +55,7 @@ export const TEST_GROUPS = {
     'batch-crash',
     'mail-crash',
     'processes',
+    'start-footprint',
     'concurrent-merges',
     'cli',
     'cli-accounts',

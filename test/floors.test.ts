@@ -26,7 +26,7 @@ const FLOORS = Object.keys(HEIGHTS) as Floor[];
 const WEB = /^(fastify|fastify-plugin|@fastify\/.*)$/;
 
 /** The files at the top of src/ that are not a folder's: the process itself. */
-const SERVER_FILES = new Set(['server.ts', 'cluster.ts']);
+const SERVER_FILES = new Set(['server.ts', 'main.ts', 'cluster.ts']);
 
 /** The folder of the client, which is on no floor. */
 const CLIENT = 'client';

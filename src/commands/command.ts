@@ -47,15 +47,6 @@ export interface Command {
   run(context: CommandContext): Promise<number>;
 }
 
-export const collectionOption = {
-  collection: {
-    type: 'string',
-    short: 'c',
-    help: 'the collection, by its plural: users, products, or one SCHEMAS declares',
-    placeholder: 'NAME',
-  },
-} as const satisfies Record<string, OptionSpec>;
-
 /**
  * Opens the store `config` names and the collection `--collection` names. `enforceUnique`
  * sets up the unique fields' indexes, as serving does (a store whose records already share

@@ -13,22 +13,12 @@ import { ConfigError } from '../config/index.js';
 import { readPage } from '../records/list-page.js';
 import { renderRecord } from '../records/render.js';
 import type { Position } from '../store/store.js';
-import { type CommandContext, collectionOption, openCollection } from './command.js';
+import { type CommandContext, openCollection } from './command.js';
 import { NO_PROGRESS, recordsBar } from './progress.js';
 
 /** Records read from the store at a time, at most, and the most bytes of them. */
 const PAGE_SIZE = 1000;
 const PAGE_BYTES = 8 << 20;
-
-export const exportOptions = {
-  ...collectionOption,
-  format: { type: 'string', help: 'ndjson or json (default: json for an --output ending .json, else ndjson)' },
-  output: { type: 'string', short: 'o', help: 'write to FILE instead of standard output', placeholder: 'FILE' },
-  'password-hashes': {
-    type: 'boolean',
-    help: 'give each account its password hash, as "password" (a collection of accounts only; keep the file secret)',
-  },
-} as const;
 
 export async function runExport({ config, options, io }: CommandContext): Promise<number> {
   const file = options.output as string | undefined;

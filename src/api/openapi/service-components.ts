@@ -1,5 +1,5 @@
 /** Components of the service routes: the index, probes and problem type descriptions. */
-import { Type } from 'typebox';
+import { Type } from '../../core/json-schema.js';
 
 const Link = (description: string) => Type.String({ description });
 

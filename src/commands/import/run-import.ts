@@ -17,7 +17,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../../config/index.js';
 import type { CommandContext } from '../command.js';
-import { collectionOption, openCollection } from '../command.js';
+import { openCollection } from '../command.js';
 import { progressBar } from '../progress.js';
 import { InputError, type RecordText, readRecords } from '../record-reader.js';
 import { DryRun } from './dry-run.js';
@@ -33,18 +33,6 @@ import { Upserter } from './upsert.js';
  * takes in one value.
  */
 const BATCH_BYTES = 64 << 20;
-
-export const importOptions = {
-  ...collectionOption,
-  'batch-size': { type: 'string', help: 'records per transaction (default 1000)', placeholder: 'N' },
-  'new-ids': { type: 'boolean', help: 'give every record a new id, ignoring the ids in the file' },
-  'dry-run': { type: 'boolean', help: 'check every line, also against the database, and write nothing' },
-  upsert: {
-    type: 'string',
-    help: 'replace the records that match one in the file on FIELD (id, or a unique field); create the others',
-    placeholder: 'FIELD',
-  },
-} as const;
 
 export async function runImport({ config, options, positionals, io }: CommandContext): Promise<number> {
   const [file, ...extra] = positionals;

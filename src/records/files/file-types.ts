@@ -4,11 +4,11 @@
  * agree with the content, so that a PNG named `.jpg` or HTML sent as `image/png` is refused
  * rather than stored under a type a browser would trust. An image's size in pixels is read
  * from its header (sharp), so that a decompression bomb is refused before anything decodes it.
+ * Both are imported at the first upload, not at the start: together they were more than half
+ * a second of a start that serves no file (docs/performance.md, Start-up and footprint).
  */
 import { extname } from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import mime from 'mime-types';
-import sharp from 'sharp';
 import type { FileField } from '../../core/file-fields.js';
 import { FileRefusal } from './file-refusal.js';
 
@@ -86,6 +86,7 @@ export async function typeOfContent(field: FileField, head: Buffer, sent: SentFi
   const named = nameExtension === '' ? '' : normal(mime.lookup(nameExtension) || '');
   const refuse = (why: string) => FileRefusal.typeRefused(field, why);
   let type: ContentType;
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(head);
   if (sniffed) {
     const content = normal(sniffed.mime);
@@ -112,6 +113,7 @@ export async function typeOfContent(field: FileField, head: Buffer, sent: SentFi
 /** Refuses an image at `path` of more than `maxPixels` pixels (all its frames), or whose header cannot be read. */
 export async function checkImage(path: string, type: ContentType, maxPixels: number, field: FileField): Promise<void> {
   if (!IMAGE_TYPES.has(type.mime)) return;
+  const { default: sharp } = await import('sharp');
   let pixels: number;
   try {
     const { width, height, pages } = await sharp(path, { limitInputPixels: false }).metadata();

@@ -4,11 +4,10 @@
  * any instance, is a read. Only the sizes the field lists are made, so the storage holds at
  * most that many per file. Requests that find the same thumbnail missing at once share one
  * make (a map of promises), and few are made at a time: each holds an image's pixels in
- * memory and a core busy.
+ * memory and a core busy. sharp is imported at the first thumbnail made, not at the start.
  */
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
 import { THUMB_SIZE } from '../../core/file-fields.js';
 import { thumbKey } from '../../store/files/file-keys.js';
 import type { StoredObject } from '../../store/files/file-storage.js';
@@ -90,6 +89,7 @@ export class Thumbnails {
     const height = Number(h) || null;
     // The pixel limit is checked against the header before a pixel is decoded: a small file
     // that claims a huge image (a decompression bomb) is refused without the memory it asks.
+    const { default: sharp } = await import('sharp');
     const image = sharp({ limitInputPixels: this.#maxPixels, failOn: 'error' })
       .rotate()
       .resize(width, height, { fit: fit === 'f' ? 'inside' : 'cover', position: 'centre' });

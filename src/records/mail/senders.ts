@@ -4,7 +4,6 @@
  * connection per mail), or, in development without SMTP_URL, the log (MAIL_LOG_LINKS).
  * nodemailer's own logger stays off: it would print each message, link and token included.
  */
-import nodemailer from 'nodemailer';
 import type { MailKind } from '../../store/mail-model.js';
 import type { RenderedMail } from './templates.js';
 
@@ -38,22 +37,29 @@ export interface SmtpOptions {
   readonly timeoutMs: number;
 }
 
-/** A sender over SMTP. */
+/**
+ * A sender over SMTP. nodemailer is imported here, when SMTP_URL is set, not by every start:
+ * it was a fifth of a second of a start that sends no mail.
+ */
 export function smtpSender(options: SmtpOptions): MailSender {
-  const transport = nodemailer.createTransport({
-    url: options.url,
-    pool: true,
-    maxConnections: options.connections,
-    maxMessages: Number.POSITIVE_INFINITY,
-    connectionTimeout: options.timeoutMs,
-    greetingTimeout: options.timeoutMs,
-    socketTimeout: options.timeoutMs,
-    logger: false,
-    debug: false,
-  });
+  const transport = import('nodemailer').then(({ default: nodemailer }) =>
+    nodemailer.createTransport({
+      url: options.url,
+      pool: true,
+      maxConnections: options.connections,
+      maxMessages: Number.POSITIVE_INFINITY,
+      connectionTimeout: options.timeoutMs,
+      greetingTimeout: options.timeoutMs,
+      socketTimeout: options.timeoutMs,
+      logger: false,
+      debug: false,
+    }),
+  );
+  // A failed import fails each send (the drain logs it and retries), never the process.
+  transport.catch(() => {});
   return {
     async send(mail) {
-      await transport.sendMail({
+      await (await transport).sendMail({
         from: options.from,
         to: mail.to,
         subject: mail.subject,
@@ -61,7 +67,12 @@ export function smtpSender(options: SmtpOptions): MailSender {
         html: mail.html,
       });
     },
-    close: () => transport.close(),
+    close: () => {
+      transport.then(
+        (t) => t.close(),
+        () => {},
+      );
+    },
   };
 }
 

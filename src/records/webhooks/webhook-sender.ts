@@ -8,7 +8,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { Webhook } from 'standardwebhooks';
+import type { Webhook } from 'standardwebhooks';
 import type { WebhookSecrets } from '../../store/webhook-model.js';
 import { checkWebhookUrl, guardedLookup } from './webhook-address.js';
 import { answerFailure, failureText, timeText } from './webhook-failure.js';
@@ -68,8 +68,14 @@ export class WebhookSender {
     const refused = checkWebhookUrl(target.url, this.#options.allowPrivate);
     if (refused !== undefined) return { ok: false, status: null, error: refused };
     let signature: string;
+    // Imported at the first delivery, not by a start that has no webhook to send.
+    const signer = await import('standardwebhooks').then(
+      (library) => library.Webhook,
+      () => undefined,
+    );
+    if (!signer) return { ok: false, status: null, error: 'the standardwebhooks package cannot be loaded' };
     try {
-      signature = signatures(target.secrets, message, now);
+      signature = signatures(signer, target.secrets, message, now);
     } catch {
       // The library's message could quote the secret's text: none is kept.
       return { ok: false, status: null, error: 'the webhook secret cannot sign (not a whsec_ secret)' };
@@ -197,9 +203,14 @@ export class WebhookSender {
  * overlap lasts, the previous one's beside it, space-separated as Standard Webhooks has it,
  * so a receiver holding either secret verifies the message.
  */
-function signatures(secrets: WebhookSecrets, message: { messageId: string; body: string }, now: number): string {
+function signatures(
+  signer: typeof Webhook,
+  secrets: WebhookSecrets,
+  message: { messageId: string; body: string },
+  now: number,
+): string {
   const at = new Date(now);
-  const sign = (secret: string) => signerOf(secret).sign(message.messageId, at, message.body);
+  const sign = (secret: string) => signerOf(signer, secret).sign(message.messageId, at, message.body);
   const both = secrets.previous !== null && secrets.previousUntil !== null && secrets.previousUntil > now;
   return both ? `${sign(secrets.current)} ${sign(secrets.previous as string)}` : sign(secrets.current);
 }
@@ -208,12 +219,12 @@ function signatures(secrets: WebhookSecrets, message: { messageId: string; body:
 const signers = new Map<string, Webhook>();
 const MAX_SIGNERS = 1024;
 
-function signerOf(secret: string): Webhook {
+function signerOf(Signer: typeof Webhook, secret: string): Webhook {
   let signer = signers.get(secret);
   if (!signer) {
     // Rotated and removed webhooks leave theirs behind: a bound, not a cache policy.
     if (signers.size >= MAX_SIGNERS) signers.clear();
-    signer = new Webhook(secret);
+    signer = new Signer(secret);
     signers.set(secret, signer);
   }
   return signer;

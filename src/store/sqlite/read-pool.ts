@@ -8,9 +8,12 @@
  * the read is terminated and replaced (piscina does both on abort). A statement inside
  * SQLite cannot be interrupted from outside, so the old thread stops once SQLite hands it
  * back control; until then it costs CPU, never the event loop.
+ *
+ * piscina is imported, and the pool made, at the first such read: a start that serves reads
+ * by id only never loads it (docs/performance.md, Start-up and footprint).
  */
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { StatementTimeoutError } from '../store.js';
 import type { ReadReply, ReadRequest } from './read-worker.js';
 
@@ -29,12 +32,30 @@ export interface ReadPoolOptions {
 export const DEFAULT_READ_THREADS = Math.min(8, Math.max(2, availableParallelism()));
 
 export class ReadPool {
-  readonly #pool: Piscina<ReadRequest, ReadReply>;
+  readonly #options: ReadPoolOptions;
   readonly #timeoutMs: number;
+  #made: Promise<Piscina<ReadRequest, ReadReply>> | undefined;
+  /** The pool once made, for `stats` (which cannot wait). */
+  #pool: Piscina<ReadRequest, ReadReply> | undefined;
+  #closed = false;
 
   constructor(options: ReadPoolOptions) {
+    this.#options = options;
     this.#timeoutMs = options.timeoutMs;
-    this.#pool = new Piscina({
+  }
+
+  #poolOf(): Promise<Piscina<ReadRequest, ReadReply>> {
+    if (this.#closed) return Promise.reject(new Error('the read pool is closed'));
+    this.#made ??= import('piscina').then(({ Piscina }) => {
+      this.#pool = this.#make(Piscina);
+      return this.#pool;
+    });
+    return this.#made;
+  }
+
+  #make(Pool: typeof Piscina): Piscina<ReadRequest, ReadReply> {
+    const options = this.#options;
+    return new Pool({
       // read-worker.ts under tsx (tests, `npm run dev`), read-worker.js in dist/.
       filename: new URL(`./read-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href,
       minThreads: 0,
@@ -50,7 +71,10 @@ export class ReadPool {
     let reply: ReadReply;
     try {
       const request: ReadRequest = { sql, params, ...(maxBytes === undefined ? {} : { maxBytes }) };
-      reply = await this.#pool.run(request, { signal: AbortSignal.timeout(this.#timeoutMs) });
+      // The budget starts before the first read's import of piscina: it is the caller's wait.
+      const signal = AbortSignal.timeout(this.#timeoutMs);
+      const pool = await this.#poolOf();
+      reply = await pool.run(request, { signal });
     } catch (error) {
       if ((error as Error).name === 'AbortError') {
         throw new StatementTimeoutError(this.#timeoutMs, { cause: error });
@@ -63,10 +87,12 @@ export class ReadPool {
 
   /** Threads running or ready, and reads waiting for one: for /metrics. */
   get stats() {
-    return { threads: this.#pool.threads.length, queued: this.#pool.queueSize };
+    return { threads: this.#pool?.threads.length ?? 0, queued: this.#pool?.queueSize ?? 0 };
   }
 
   async close(): Promise<void> {
-    await this.#pool.destroy();
+    this.#closed = true;
+    const pool = await this.#made?.catch(() => undefined);
+    await pool?.destroy();
   }
 }

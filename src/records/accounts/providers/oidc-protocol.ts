@@ -5,8 +5,10 @@
  * PKCE verifier, and checks the ID token (signature from the provider's keys, issuer,
  * audience, expiry, `nonce`). Discovery happens on first use and is kept, so that a start
  * does not depend on the provider answering; a failed discovery is tried again next time.
+ * openid-client itself is imported at the first use too, so that a start without
+ * AUTH_PROVIDERS never loads it.
  */
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { isLoopbackHttp, type ProviderSetting } from '../../../config/index.js';
 
 /** The claims a sign-in proved: the ID token's, completed by the provider's userinfo. */
@@ -19,6 +21,9 @@ export interface FlowSecrets {
   readonly verifier: string;
 }
 
+/** openid-client, imported once at the first use. */
+const openid = () => import('openid-client');
+
 export class ProviderProtocol {
   #configuration: Promise<oidc.Configuration> | undefined;
 
@@ -27,13 +32,7 @@ export class ProviderProtocol {
   /** The provider's configuration, discovered once (again after a failure). */
   configuration(): Promise<oidc.Configuration> {
     if (!this.#configuration) {
-      const { issuer, clientId, clientSecret } = this.setting;
-      // openid-client refuses plain HTTP; the settings allow it only for an issuer on the
-      // loopback (a provider run beside restock in development and in the tests).
-      const execute = isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : [];
-      // client_secret_basic: the method OpenID Connect makes the default, which every provider takes.
-      const auth = oidc.ClientSecretBasic(clientSecret);
-      this.#configuration = oidc.discovery(new URL(issuer), clientId, undefined, auth, { execute });
+      this.#configuration = this.#discover();
       this.#configuration.catch(() => {
         this.#configuration = undefined;
       });
@@ -41,14 +40,27 @@ export class ProviderProtocol {
     return this.#configuration;
   }
 
+  async #discover(): Promise<oidc.Configuration> {
+    const oidc = await openid();
+    const { issuer, clientId, clientSecret } = this.setting;
+    // openid-client refuses plain HTTP; the settings allow it only for an issuer on the
+    // loopback (a provider run beside restock in development and in the tests).
+    const execute = isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : [];
+    // client_secret_basic: the method OpenID Connect makes the default, which every provider takes.
+    const auth = oidc.ClientSecretBasic(clientSecret);
+    return oidc.discovery(new URL(issuer), clientId, undefined, auth, { execute });
+  }
+
   /** Fresh secrets for one flow. */
-  static secrets(): FlowSecrets {
+  static async secrets(): Promise<FlowSecrets> {
+    const oidc = await openid();
     return { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier() };
   }
 
   /** Where to send the browser: the provider's authorization endpoint, with this flow's parameters. */
   async authorizationUrl(callbackUrl: string, secrets: FlowSecrets): Promise<URL> {
     const configuration = await this.configuration();
+    const oidc = await openid();
     return oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: callbackUrl,
       response_type: 'code',
@@ -67,6 +79,7 @@ export class ProviderProtocol {
    */
   async claims(currentUrl: URL, secrets: FlowSecrets): Promise<ProviderClaims> {
     const configuration = await this.configuration();
+    const oidc = await openid();
     const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
       expectedState: secrets.state,
       expectedNonce: secrets.nonce,

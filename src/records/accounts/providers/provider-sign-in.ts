@@ -66,7 +66,7 @@ export class ProviderSignIn {
   /** Begins a sign-in with `provider`: the URL to send the browser to. `redirect` is the app's, checked already. */
   async begin(provider: string, { redirect, callbackUrl }: { redirect: URL; callbackUrl: string }): Promise<URL> {
     const protocol = this.#protocol(provider);
-    const { state, ...secrets } = ProviderProtocol.secrets();
+    const { state, ...secrets } = await ProviderProtocol.secrets();
     const detail: FlowDetail = { provider, redirect: redirect.href, callbackUrl, ...secrets };
     // The URL first: a provider that cannot be discovered leaves no token behind.
     const url = await protocol.authorizationUrl(callbackUrl, { state, ...secrets }).catch(() => {
