@@ -30,7 +30,6 @@ const DEFERRED: Readonly<Record<string, string>> = {
   '@aws-sdk/client-s3': 'FILES_URL=s3://',
   standardwebhooks: 'a webhook delivery',
   piscina: 'a long SQLite read (a scan, a count, a search)',
-  typebox: 'nothing: replaced by src/core/json-schema.ts',
 };
 
 /** The package of a module's file or URL (`@scope/name` or `name`), undefined outside node_modules. */

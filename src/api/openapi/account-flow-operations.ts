@@ -5,8 +5,8 @@
  * their bodies are read by the handlers, so these schemas document and never validate.
  */
 import type { FastifySchema } from 'fastify';
+import { Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
-import { Type } from '../../core/json-schema.js';
 import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import {

@@ -5,8 +5,8 @@
  * by the handlers, as the records' are, so these schemas document and never validate.
  */
 import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
-import { type TSchema, Type } from '../../core/json-schema.js';
 import type { ProblemKind } from '../problem-types.js';
 import { type AccountFlowName, accountFlowDocs, accountProblems } from './account-flow-operations.js';
 import { componentNames } from './record-components.js';

@@ -4,8 +4,8 @@
  * record is any collection's, so its schema is the union of their components.
  */
 import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import type { Catalog } from '../../core/catalog.js';
-import { type TSchema, Type } from '../../core/json-schema.js';
 import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import {

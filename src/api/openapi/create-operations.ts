@@ -5,9 +5,9 @@
  * a record and its bulk create an array, rather than both returning "a record or an array".
  */
 import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
-import { type TSchema, Type } from '../../core/json-schema.js';
 import type { ProblemKind } from '../problem-types.js';
 import { componentNames } from './record-components.js';
 import {

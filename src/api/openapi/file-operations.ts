@@ -4,9 +4,9 @@
  * The handlers send bytes and read the query themselves; these schemas document.
  */
 import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
-import { type TSchema, Type } from '../../core/json-schema.js';
 import { componentNames } from './record-components.js';
 import { emptyResponse, jsonResponse, problemResponses, type ResponseSchema, requestHeaders } from './responses.js';
 

@@ -4,9 +4,9 @@
  * The record schemas they name are the collection's components (./record-components.ts).
  */
 import type { FastifySchema } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import { withArticle } from '../../core/articles.js';
 import type { Collection } from '../../core/collection.js';
-import { type TSchema, Type } from '../../core/json-schema.js';
 import type { ProblemKind } from '../problem-types.js';
 import { createDocs } from './create-operations.js';
 import { componentNames } from './record-components.js';

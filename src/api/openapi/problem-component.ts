@@ -1,4 +1,4 @@
-import { Type } from '../../core/json-schema.js';
+import { Type } from 'typebox';
 
 /** The name the problem schema is documented under, in `#/components/schemas`. */
 export const PROBLEM_COMPONENT_ID = 'Problem';

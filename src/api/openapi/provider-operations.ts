@@ -4,8 +4,8 @@
  * callback, and the exchange of the one-time code for tokens.
  */
 import type { FastifySchema } from 'fastify';
+import { Type } from 'typebox';
 import type { Collection } from '../../core/collection.js';
-import { Type } from '../../core/json-schema.js';
 import { tokensSchema } from './account-operations.js';
 import { componentNames } from './record-components.js';
 import { componentRef, jsonResponse, problemResponses, requestHeaders } from './responses.js';

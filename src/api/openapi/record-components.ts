@@ -2,10 +2,9 @@
  * The documented components of each collection's records, derived from the schema the
  * collection validates with (the operator's, from SCHEMAS; without one, any JSON object).
  */
-
+import { Type } from 'typebox';
 import { type Collection, SYSTEM_FIELDS } from '../../core/collection.js';
 import { withFileSchemas } from '../../core/file-fields.js';
-import { Type } from '../../core/json-schema.js';
 import { PASSWORD_FIELD, passwordSchemaOf, withoutPassword } from '../../records/accounts/index.js';
 import { type JsonSchema, withFilePatches } from './upload-bodies.js';
 

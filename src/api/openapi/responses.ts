@@ -2,7 +2,7 @@
  * Building blocks of the OpenAPI document: responses, response and request headers, and
  * the problems an operation can end in.
  */
-import { type TSchema, Type } from '../../core/json-schema.js';
+import { type TSchema, Type } from 'typebox';
 import { OVERRIDE_HEADER_NAMES } from '../methods.js';
 import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../problem-types.js';
 import { PROBLEM_COMPONENT_ID } from './problem-component.js';

@@ -1,5 +1,5 @@
 /** Components of the service routes: the index, probes and problem type descriptions. */
-import { Type } from '../../core/json-schema.js';
+import { Type } from 'typebox';
 
 const Link = (description: string) => Type.String({ description });
 

@@ -3,7 +3,7 @@
  * document: a webhook as it is shown (never with a secret), one as made (its secret, shown
  * that once), a definition as sent, a kept delivery, a rotation's and a replay's answers.
  */
-import { Type } from '../../core/json-schema.js';
+import { Type } from 'typebox';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 const Event = Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]);

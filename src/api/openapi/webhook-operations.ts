@@ -4,7 +4,7 @@
  * pointed at, src/records/webhooks/webhook-definition.ts); these schemas document them.
  */
 import type { FastifySchema } from 'fastify';
-import { Type } from '../../core/json-schema.js';
+import { Type } from 'typebox';
 import type { ProblemKind } from '../problem-types.js';
 import {
   componentRef,

@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Type } from 'typebox';
 import { JSON_SERVERS, type Server, serversFor, withServersFrom, YAML_SERVERS } from '../../api/openapi/servers.js';
-import { Type } from '../../core/json-schema.js';
 import { JSON_TYPE } from '../../records/render.js';
 import { registerPaths } from '../paths.js';
 import { REQUEST_PLUGINS } from '../plugins/index.js';

@@ -8,6 +8,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Type } from 'typebox';
 import { jsonResponse, problemResponses } from '../../api/openapi/responses.js';
 import {
   HealthComponent,
@@ -19,7 +20,6 @@ import {
 import { PROBLEM_TYPES, type ProblemKind, problemTypeUri } from '../../api/problem-types.js';
 import type { Catalog } from '../../core/catalog.js';
 import { collectionPaths } from '../../core/collection.js';
-import { Type } from '../../core/json-schema.js';
 import { isScalar } from '../../core/references.js';
 import { JSON_TYPE } from '../../records/render.js';
 import type { Store } from '../../store/store.js';

@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { Type } from '../../../core/json-schema.js';
+import { Type } from 'typebox';
 import type { Store, StoreGauge } from '../../../store/store.js';
 import { registerPaths } from '../../paths.js';
 import { isTunnelled } from '../method-override/index.js';

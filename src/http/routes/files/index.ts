@@ -7,8 +7,8 @@
  * comes with a file token as `?token=` (the access control reads it, src/http/route-policy.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { fileDocs } from '../../../api/openapi/file-operations.js';
-import { type Static, Type } from '../../../core/json-schema.js';
 import { recordIdOf } from '../../../core/record-id.js';
 import { findFile } from '../../../records/files/find-file.js';
 import type { Thumbnails } from '../../../records/files/thumbnails.js';

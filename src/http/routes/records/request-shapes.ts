@@ -2,7 +2,7 @@
  * The shapes Fastify validates a record route's request parts with (and documents): the
  * id of an item path and the query of a list.
  */
-import { type Static, Type } from '../../../core/json-schema.js';
+import { type Static, Type } from 'typebox';
 import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, MAX_FILTER_TERMS } from '../../../records/list-filter.js';
 import { MAX_FIELDS, MAX_SORT_KEYS } from '../../../records/list-query.js';
 
