@@ -33,6 +33,7 @@ export const TEST_GROUPS = {
     'group-commit',
     'durability',
     'postgres',
+    'postgres-outages',
   ],
   hostile: [
     'hostile-input',
